@@ -1,0 +1,46 @@
+# One command each: every target creates or refreshes .venv first.
+PYTHON ?= python3
+# The CPU build of torch that lies on this project's machines; set TORCH_SPEC to taste elsewhere.
+TORCH_SPEC ?= torch==2.13.0
+CORES ?= 2
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint format bench clean-demo
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+## make demo: the whole demo study (toy world, CPU) -> results/demo/
+demo: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --configfile config/demo.yaml all
+
+## make test: lint, formatting, unit tests, DAG tests, the reduced demo end to end
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakemake --lint --configfile config/demo.yaml
+	$(BIN)/snakemake --lint --configfile config/config.yaml
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(BIN)/snakemake --lint --configfile config/demo.yaml
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt Snakefile workflow/rules
+
+bench: $(STAMP)
+	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean-demo:
+	rm -rf results/demo

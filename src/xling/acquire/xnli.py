@@ -1,0 +1,95 @@
+"""XNLI: import the released files and derive the multi-way parallel sentences (Wu §5.2).
+
+XNLI-1.0 dev/test hold every language in one tsv; the same ``promptID`` (premise) and ``pairID``
+(hypothesis) across languages are translations of each other, which makes them multi-way parallel.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from xling.atomic import atomic_open
+
+XNLI_REQUIRED = ("language", "gold_label", "sentence1", "sentence2", "promptID", "pairID")
+XNLI_MT_HEADER = ("premise", "hypo", "label")
+
+
+def read_tsv(path: str | Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows of a header-first tsv as dicts, with their 1-based line numbers.
+
+    Plain tab splitting, no csv quoting: XNLI sentences contain quote characters that a csv reader
+    would treat as field delimiters.
+    """
+    with open(path, encoding="utf-8") as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise ValueError(
+                f"{path}:1: header lacks column(s) {missing}; found {header}. "
+                "Is this an XNLI file of the expected release?"
+            )
+        for number, line in enumerate(handle, start=2):
+            fields = line.rstrip("\n").split("\t")
+            if fields == [""]:
+                continue
+            if len(fields) != len(header):
+                raise ValueError(
+                    f"{path}:{number}: {len(fields)} tab-separated fields, header has {len(header)}"
+                )
+            yield number, dict(zip(header, fields, strict=True))
+
+
+def _find(root: Path, name: str) -> Path:
+    matches = sorted(root.rglob(name))
+    if not matches:
+        raise FileNotFoundError(f"{name} not found under {root}: is the archive the right release?")
+    return matches[0]
+
+
+def import_xnli(
+    xnli_dir: str | Path, xnli_mt_dir: str | Path, dev: Path, test: Path, train: Path
+) -> None:
+    """Copy the three files the study reads from the unpacked XNLI-1.0 and XNLI-MT-1.0."""
+    for name, dest, root, required in (
+        ("xnli.dev.tsv", dev, Path(xnli_dir), XNLI_REQUIRED),
+        ("xnli.test.tsv", test, Path(xnli_dir), XNLI_REQUIRED),
+        ("multinli.train.en.tsv", train, Path(xnli_mt_dir), XNLI_MT_HEADER),
+    ):
+        source = _find(root, name)
+        for _ in read_tsv(source, required):  # validate every line before the copy
+            pass
+        with atomic_open(dest, "wb") as out, open(source, "rb") as handle:
+            shutil.copyfileobj(handle, out)
+
+
+def parallel_sentences(
+    tsv_paths: Sequence[str | Path], languages: Sequence[str]
+) -> dict[str, list[str]]:
+    """Sentences present in every language, in one fixed order: premises, then hypotheses.
+
+    A premise appears once per hypothesis in the file; it is kept once (keyed by promptID).
+    """
+    by_lang: dict[str, dict[tuple, str]] = {lang: {} for lang in languages}
+    for split, path in enumerate(tsv_paths):
+        for _, row in read_tsv(path, XNLI_REQUIRED):
+            lang = row["language"]
+            if lang in by_lang:
+                by_lang[lang][(split, 0, row["promptID"])] = row["sentence1"]
+                by_lang[lang][(split, 1, row["pairID"])] = row["sentence2"]
+    missing = [lang for lang in languages if not by_lang[lang]]
+    if missing:
+        raise ValueError(f"no XNLI rows for language(s) {missing} in {list(map(str, tsv_paths))}")
+    common = set.intersection(*(set(sentences) for sentences in by_lang.values()))
+    order = sorted(common, key=lambda k: (k[0], k[1], int(k[2]) if k[2].isdigit() else k[2]))
+    return {lang: [by_lang[lang][key] for key in order] for lang in languages}
+
+
+def write_parallel(tsv_paths: Sequence[str | Path], outputs: dict[str, str | Path]) -> int:
+    """Write one line-aligned file per language; returns the number of lines."""
+    sentences = parallel_sentences(tsv_paths, list(outputs))
+    for lang, path in outputs.items():
+        with atomic_open(path) as out:
+            out.writelines(s.replace("\n", " ") + "\n" for s in sentences[lang])
+    return len(next(iter(sentences.values())))

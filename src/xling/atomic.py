@@ -1,0 +1,61 @@
+"""Atomic writes: a reader (or a rerun after a kill) never sees a half-written output."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextlib.contextmanager
+def atomic_open(
+    path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"
+) -> Iterator[IO]:
+    """Open a temporary file next to ``path``; on success it replaces ``path`` in one rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    try:
+        with open(tmp, mode, encoding=None if "b" in mode else encoding) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    with atomic_open(path) as handle:
+        json.dump(obj, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
+    """Build a directory under a temporary name; it appears at ``path`` only when complete.
+
+    An existing ``path`` is replaced (moved aside, then deleted), so a rerun overwrites cleanly.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent))
+    try:
+        yield tmp
+        if path.exists():
+            old = path.with_name(f".{path.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(path, old)
+            shutil.rmtree(old, ignore_errors=True)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,174 @@
+"""Load and validate a study config: schema first, then the checks a schema cannot express.
+
+Every problem is reported as one :class:`ConfigError` whose message names the key, what was
+found and what is allowed, so a wrong config stops the workflow before any job runs.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message says which key and how to fix it."""
+
+
+def load_yaml(path: str | Path) -> dict:
+    with open(path, encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: a config file must be a YAML mapping, found {type(data).__name__}"
+        )
+    return data
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    parts = [str(p) for p in error.absolute_path]
+    return ".".join(parts) if parts else "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = _key_path(error)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    if error.validator == "enum":
+        allowed = ", ".join(repr(v) for v in error.validator_value)
+        return f"config key '{key}': {error.instance!r} is not allowed; allowed values: {allowed}"
+    if error.validator == "required":
+        return f"config key '{key}': {error.message}; add it (see config/schema.yaml)"
+    if error.validator == "additionalProperties":
+        known = ", ".join(sorted(schema.get("properties", {})))
+        return f"config key '{key}': {error.message}; known keys here: {known}"
+    if error.validator == "pattern":
+        hint = schema.get("description", "")
+        pattern = error.validator_value
+        return f"config key '{key}': {error.instance!r} does not match {pattern!r}. {hint}"
+    hint = schema.get("description")
+    return f"config key '{key}': {error.message}" + (f" ({hint})" if hint else "")
+
+
+def _most_specific(errors: list[jsonschema.ValidationError]) -> jsonschema.ValidationError:
+    return max(errors, key=lambda e: (len(e.absolute_path), -len(e.context or [])))
+
+
+def validate_schema(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
+    """Validate against the JSON schema and return a copy with the schema's defaults filled in."""
+    schema = load_yaml(schema_path)
+    config = copy.deepcopy(config)
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator = _with_defaults(validator_cls)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ConfigError(_describe(_most_specific(errors)))
+    return config
+
+
+def _with_defaults(validator_cls):
+    """A validator that also fills ``default`` values of present objects (jsonschema FAQ)."""
+    validate_properties = validator_cls.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if isinstance(subschema, Mapping) and "default" in subschema:
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_cls, {"properties": set_defaults})
+
+
+def _check_pairs(config: dict) -> None:
+    known = sorted(config["languages"])
+    seen = set()
+    for index, pair in enumerate(config["pairs"]):
+        source, target = pair.split("-")
+        for lang in (source, target):
+            if lang not in config["languages"]:
+                raise ConfigError(
+                    f"config key 'pairs' (item {index}, {pair!r}): unknown language {lang!r}; "
+                    f"known languages (config key 'languages'): {', '.join(known)}"
+                )
+        if source == target:
+            raise ConfigError(
+                f"config key 'pairs' (item {index}): {pair!r} pairs a language with itself"
+            )
+        if pair in seen:
+            raise ConfigError(f"config key 'pairs': {pair!r} is listed twice")
+        seen.add(pair)
+
+
+def _check_variants(config: dict) -> None:
+    schemes = config["vocab"]["schemes"]
+    layers = config["model"]["layers"]
+    for name, variant in config["variants"].items():
+        if variant["vocab"] not in schemes:
+            raise ConfigError(
+                f"config key 'variants.{name}.vocab': scheme {variant['vocab']!r} has no settings "
+                f"in 'vocab.schemes'; configured schemes: {', '.join(sorted(schemes))}"
+            )
+        if variant["sep_layers"] > layers:
+            raise ConfigError(
+                f"config key 'variants.{name}.sep_layers': {variant['sep_layers']} separate "
+                f"layers, but the model has model.layers={layers}"
+            )
+
+
+def _check_task_datasets(config: dict) -> None:
+    for task, settings in config.get("tasks", {}).items():
+        for pair in settings.get("datasets", {}).get("pairs", {}):
+            if pair not in config["pairs"]:
+                raise ConfigError(
+                    f"config key 'tasks.{task}.datasets.pairs.{pair}': {pair!r} is not in 'pairs' "
+                    f"({', '.join(config['pairs'])})"
+                )
+
+
+def _check_toyworld(config: dict) -> None:
+    if config["data"]["source"] != "toyworld":
+        return
+    from xling.toyworld import resolve_spec, validate_spec
+
+    try:
+        validate_spec(resolve_spec(config["data"]["toyworld"]))
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    spec_languages = resolve_spec(config["data"]["toyworld"])["languages"]
+    missing = sorted(set(config["languages"]) - set(spec_languages))
+    if missing:
+        raise ConfigError(
+            f"config key 'languages': {missing} have no toy-world data; the toy world writes "
+            f"{', '.join(spec_languages)} (config key data.toyworld.languages)"
+        )
+
+
+def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
+    """Validate a whole study config; return it with defaults filled in."""
+    config = validate_schema(config, schema_path)
+    _check_pairs(config)
+    _check_toyworld(config)
+    _check_variants(config)
+    _check_task_datasets(config)
+    return config
+
+
+def load(path: str | Path, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
+    return validate(load_yaml(path), schema_path)
+
+
+def pair_languages(pair: str) -> tuple[str, str]:
+    source, target = pair.split("-")
+    return source, target
+
+
+def task_dataset(config: Mapping[str, Any], task: str, pair: str, lang: str) -> str:
+    """The dataset ``pair`` uses for ``task`` in ``lang`` (config ``tasks.<task>.datasets``)."""
+    datasets = config["tasks"][task]["datasets"]
+    return datasets.get("pairs", {}).get(pair, {}).get(lang, datasets["default"])

@@ -1,0 +1,136 @@
+"""The pieces of one fine-tuning run: example order, schedules, an epoch of training, evaluation."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from xling.finetune.tasks.base import Task, TaskModel
+
+
+def epoch_order(n_examples: int, epoch: int, seed: int, epoch_size: int | None) -> np.ndarray:
+    """Indices of the training examples seen in ``epoch`` (1-based), a pure function of its inputs.
+
+    ``epoch_size`` None: one shuffled pass over the data. Otherwise an epoch is ``epoch_size``
+    examples of an endless stream of shuffled passes, as XLM's ``--epoch_size`` (the paper's
+    200 XNLI epochs are XLM epochs). Being stateless, the order survives a restart.
+    """
+    if epoch_size is None:
+        return np.random.default_rng([seed, epoch]).permutation(n_examples)
+    start = (epoch - 1) * epoch_size
+    positions = np.arange(start, start + epoch_size)
+    passes = positions // n_examples
+    order = np.empty(epoch_size, dtype=np.int64)
+    for index in np.unique(passes):
+        chosen = passes == index
+        permutation = np.random.default_rng([seed, 1_000_000 + int(index)]).permutation(n_examples)
+        order[chosen] = permutation[positions[chosen] % n_examples]
+    return order
+
+
+def batches_per_epoch(n_examples: int, batch_size: int, epoch_size: int | None) -> int:
+    return math.ceil((epoch_size or n_examples) / batch_size)
+
+
+class WarmupLinearDecay:
+    """Learning-rate factor: linear warmup over ``warmup`` steps, linear decay to 0 at ``total``.
+
+    NER and parsing in the paper warm up over the first 10% of batches. The first step already uses
+    1/warmup of the rate (no wasted step at 0). A callable class rather than
+    ``transformers.get_linear_schedule_with_warmup`` so that a fine-tuning job does not import
+    transformers (seconds of start-up per job) for three lines.
+    """
+
+    def __init__(self, warmup: int, total: int):
+        self.warmup, self.total = warmup, total
+
+    def __call__(self, step: int) -> float:
+        if step < self.warmup:
+            return (step + 1) / self.warmup
+        return max(0.0, (self.total - step) / max(1, self.total - self.warmup))
+
+
+def make_scheduler(
+    optimizer: torch.optim.Optimizer, schedule: str, total_steps: int, warmup_fraction: float
+) -> torch.optim.lr_scheduler.LRScheduler:
+    if schedule == "constant":
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda _: 1.0)
+    if schedule == "warmup_linear":
+        warmup = max(1, int(warmup_fraction * total_steps))
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, WarmupLinearDecay(warmup, total_steps))
+    raise ValueError(f"unknown schedule {schedule!r}: expected constant or warmup_linear")
+
+
+def to_device(batch: dict[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
+    return {key: value.to(device, non_blocking=True) for key, value in batch.items()}
+
+
+def autocast(device: torch.device) -> contextlib.AbstractContextManager:
+    """bf16 autocast on GPUs that have it; full precision on CPU (no speed-up there)."""
+    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def train_epoch(
+    task: Task,
+    model: TaskModel,
+    items: Sequence[dict[str, Any]],
+    order: np.ndarray,
+    batch_size: int,
+    lang: str,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    device: torch.device,
+) -> float:
+    """One epoch of updates in the given order; returns the mean batch loss."""
+    model.train()
+    total = torch.zeros((), device=device)
+    steps = 0
+    for start in range(0, len(order), batch_size):
+        batch = to_device(
+            task.collate([items[i] for i in order[start : start + batch_size]]), device
+        )
+        with autocast(device):
+            loss = task.loss(model, batch, lang)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        total += loss.detach()  # summed on the device: no host sync per step
+        steps += 1
+    return total.item() / max(steps, 1)
+
+
+def _length_sorted_batches(
+    task: Task, items: Sequence[dict[str, Any]], batch_size: int
+) -> Iterator[list[int]]:
+    """Indices in batches of similar length, so that little padding is computed."""
+    order = sorted(range(len(items)), key=lambda i: task.item_length(items[i]))
+    for start in range(0, len(order), batch_size):
+        yield order[start : start + batch_size]
+
+
+def predict(
+    task: Task,
+    model: TaskModel,
+    items: Sequence[dict[str, Any]],
+    lang: str,
+    batch_size: int,
+    device: torch.device,
+) -> list:
+    """Predictions for every item, in item order, in batches of ``batch_size``."""
+    model.eval()
+    predictions: list = [None] * len(items)
+    with torch.inference_mode(), autocast(device):
+        for indices in _length_sorted_batches(task, items, batch_size):
+            batch = to_device(task.collate([items[i] for i in indices]), device)
+            for index, prediction in zip(indices, task.predict(model, batch, lang), strict=True):
+                predictions[index] = prediction
+    model.train()
+    return predictions

@@ -1,0 +1,74 @@
+"""Configuration of the bilingual / monolingual masked-LM encoder (Wu, Conneau et al. 2020)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+
+@dataclass
+class EncoderConfig:
+    """Architecture and sharing of one encoder.
+
+    The defaults are the paper's model (section 3.1): 8 post-LN Transformer layers, 12 heads,
+    GELU, width 768, FFN 3072, dropout 0.1, learned positions, output softmax tied to the input
+    embeddings. Sharing knobs (section 4.3): ``sep_embeddings`` gives every language its own token
+    and position embeddings (and so its own tied softmax); ``sep_layers`` gives every language its
+    own copy of the bottom ``k`` Transformer layers.
+    """
+
+    vocab_size: int
+    languages: list[str] = field(default_factory=list)
+    dim: int = 768
+    layers: int = 8
+    heads: int = 12
+    ffn_dim: int = 3072
+    dropout: float = 0.1
+    attention_dropout: float = 0.1
+    max_positions: int = 512
+    # XLM adds a learned language embedding to every token (its default, use_lang_emb=True).
+    language_embeddings: bool = True
+    sep_embeddings: bool = False
+    sep_layers: int = 0
+    pad_id: int = 0
+    layer_norm_eps: float = 1e-12
+
+    def __post_init__(self) -> None:
+        if self.dim % self.heads:
+            raise ValueError(
+                f"model.dim ({self.dim}) must be a multiple of model.heads ({self.heads})"
+            )
+        if not 0 <= self.sep_layers <= self.layers:
+            raise ValueError(
+                f"sep_layers ({self.sep_layers}) must be between 0 and model.layers ({self.layers})"
+            )
+        if not self.languages:
+            raise ValueError("an encoder needs at least one language")
+        if len(set(self.languages)) != len(self.languages):
+            raise ValueError(f"languages repeat: {self.languages}")
+
+    @property
+    def fully_shared(self) -> bool:
+        """True when no parameter is language-specific apart from language embeddings."""
+        return not self.sep_embeddings and self.sep_layers == 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> EncoderConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(
+                f"unknown encoder config keys {sorted(unknown)}; known: {sorted(known)}"
+            )
+        return cls(**data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> EncoderConfig:
+        return cls.from_dict(json.loads(Path(path).read_text()))

@@ -1,0 +1,104 @@
+"""Line-oriented file reading with precise errors, and atomic writing.
+
+A "line" in this project ends at ``\\n`` only (never at a lone ``\\r``, ``\\x85`` or ``\\u2028``, as
+Python's universal newlines would), so that line *i* of a file is line *i* for ``wc -l``, for
+subword-nmt and for every stage that keeps files line-aligned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from xling.preprocess.errors import InputFileError
+
+StrPath = str | os.PathLike[str]
+
+# mkstemp creates files readable by the owner only; outputs get the usual permissions instead.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+_UTF8_FIX = "re-encode the file as UTF-8 (for example `iconv -f <encoding> -t utf-8`)"
+
+
+@contextlib.contextmanager
+def atomic_output(path: StrPath, mode: str = "w") -> Iterator[IO]:
+    """Open ``path`` for writing so that it appears complete or not at all.
+
+    Writes go to a temporary file in the same directory (so the final rename is atomic on the
+    same file system); on success it is flushed, synced and renamed over ``path``; on any
+    exception it is deleted. Parent directories are created. Mode ``"w"`` writes UTF-8 text with
+    ``\\n`` line ends, mode ``"wb"`` bytes.
+    """
+    path = Path(path)
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_output supports mode 'w' or 'wb', not {mode!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
+        if mode == "w":
+            handle: IO = open(fd, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        else:
+            handle = open(fd, "wb")  # noqa: SIM115
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+
+
+def decode_line(raw: bytes, path: StrPath, line_number: int) -> str:
+    """Decode one raw line (without its ``\\n``) as strict UTF-8, or raise naming file and line."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad_bytes = raw[error.start : error.start + 4]
+        raise InputFileError(
+            path,
+            f"not valid UTF-8 (byte {error.start} of the line: {bad_bytes!r})",
+            line=line_number,
+            fix=_UTF8_FIX,
+        ) from None
+
+
+def iter_lines(path: StrPath) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line of a UTF-8 file, streaming.
+
+    Line numbers start at 1. The trailing ``\\n`` (and a ``\\r`` before it) is removed; a UTF-8
+    byte-order mark at the start is dropped. Undecodable bytes raise :class:`InputFileError`.
+    """
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            raw = raw.rstrip(b"\n")
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            yield number, decode_line(raw, path, number)
+
+
+def iter_text(paths: Iterable[StrPath]) -> Iterator[str]:
+    """Yield the lines of several files in order, as one stream of text (no line numbers)."""
+    for path in paths:
+        for _, text in iter_lines(path):
+            yield text
+
+
+def count_lines(path: StrPath) -> int:
+    """Number of lines (a last line without ``\\n`` counts), reading in large binary blocks."""
+    count = 0
+    last = b"\n"
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 22):
+            count += block.count(b"\n")
+            last = block[-1:]
+    return count + (last != b"\n")

@@ -1,0 +1,137 @@
+"""Word segmenters, by name: ``moses`` for space-separated languages, ``jieba`` for Chinese.
+
+A segmenter turns one raw line into a list of tokens without whitespace. Others can be added
+with :func:`register_segmenter`; the name is what the config and the tokenizer manifest store.
+
+Both built-in segmenters first apply Moses punctuation normalization as XLM's ``tokenize.sh``
+does (``replace-unicode-punctuation.perl``, ``normalize-punctuation.perl -l <lang>``,
+``remove-non-printing-char.perl``), through sacremoses.
+
+Deviation from the paper: Wu, Conneau et al. (2020, section 3.1) segment Chinese with the
+Stanford word segmenter, which needs Java and is not installable here; ``jieba`` (dictionary +
+HMM) replaces it, as HF's ``XLMTokenizer`` also does. XLM segments Chinese *before* punctuation
+normalization; here normalization comes first, so that ASCII punctuation produced from
+full-width punctuation (``，`` -> ``,``) is split by the segmenter instead of being glued to the
+previous word by ``normalize-punctuation.perl``'s space removal before ``?``, ``!``, ``:``, ``;``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable
+
+from xling.preprocess.errors import SettingsError
+
+Segmenter = Callable[[str], list[str]]
+SegmenterFactory = Callable[[str], Segmenter]
+
+_FACTORIES: dict[str, SegmenterFactory] = {}
+
+
+def register_segmenter(name: str) -> Callable[[SegmenterFactory], SegmenterFactory]:
+    """Decorator: register ``factory(lang) -> segmenter`` under ``name``.
+
+    The segmenter must return tokens that contain no whitespace.
+    """
+
+    def decorate(factory: SegmenterFactory) -> SegmenterFactory:
+        if name in _FACTORIES:
+            raise ValueError(f"a segmenter named {name!r} is already registered")
+        _FACTORIES[name] = factory
+        return factory
+
+    return decorate
+
+
+def available_segmenters() -> list[str]:
+    """Names of the registered segmenters."""
+    return sorted(_FACTORIES)
+
+
+def check_segmenter_name(name: str) -> None:
+    """Raise :class:`SettingsError` if no segmenter is registered under ``name``."""
+    if name not in _FACTORIES:
+        raise SettingsError(
+            f"unknown segmenter {name!r}; available: {', '.join(available_segmenters())}"
+            " (register others with xling.preprocess.register_segmenter)"
+        )
+
+
+@functools.lru_cache(maxsize=64)
+def get_segmenter(name: str, lang: str) -> Segmenter:
+    """The segmenter ``name`` set up for language ``lang`` (built once per process)."""
+    check_segmenter_name(name)
+    return _FACTORIES[name](lang)
+
+
+class MosesPunctuationNormalizer:
+    """sacremoses' ``MosesPunctNormalizer(lang, pre_replace_unicode_punct=True,
+    post_remove_control_chars=True).normalize``, with identical output, 2-3x faster.
+
+    sacremoses runs ~36 ``re.sub`` calls for Unicode punctuation and a ``\\p{C}`` pass on every
+    line; here they run only on lines that contain one of the characters they replace (most
+    lines contain none), and the normalization patterns are compiled once.
+    """
+
+    def __init__(self, lang: str) -> None:
+        from sacremoses import MosesPunctNormalizer
+
+        self._moses = MosesPunctNormalizer(lang=lang)
+        patterns = [pattern for pattern, _ in self._moses.REPLACE_UNICODE_PUNCTUATION]
+        first_chars = {pattern[:1] for pattern in patterns}
+        # The shortcut needs every pattern to start with a literal character; if a future
+        # sacremoses breaks that, the Unicode step simply runs on every line.
+        self._unicode_punctuation = (
+            re.compile("[" + re.escape("".join(sorted(first_chars))) + "]")
+            if all(char and char not in "\\[]().^$*+?{}|" for char in first_chars)
+            else re.compile("")
+        )
+        self._substitutions = [
+            (re.compile(pattern), replacement) for pattern, replacement in self._moses.substitutions
+        ]
+
+    def __call__(self, text: str) -> str:
+        if self._unicode_punctuation.search(text):
+            text = self._moses.replace_unicode_punct(text)
+        for pattern, replacement in self._substitutions:
+            text = pattern.sub(replacement, text)
+        # A string with a \p{C} character (control, format, private use, unassigned) is never
+        # printable for Python, as long as Python's Unicode database is not newer than the
+        # `regex` module's (true of the versions pinned here).
+        if not text.isprintable():
+            text = self._moses.remove_control_chars(text)
+        return text.strip()
+
+
+@register_segmenter("moses")
+def _moses(lang: str) -> Segmenter:
+    """Moses punctuation normalization and tokenization, without escaping (XLM's ``-no-escape``)."""
+    from sacremoses import MosesTokenizer
+
+    normalize = MosesPunctuationNormalizer(lang)
+    tokenizer = MosesTokenizer(lang=lang)
+
+    def segment(text: str) -> list[str]:
+        return tokenizer.tokenize(normalize(text), escape=False)
+
+    return segment
+
+
+@register_segmenter("jieba")
+def _jieba(lang: str) -> Segmenter:
+    """Moses punctuation normalization, then jieba's default mode (dictionary + HMM)."""
+    import jieba
+
+    # jieba logs its dictionary loading on stderr at DEBUG level in every process.
+    jieba.setLogLevel(logging.WARNING)
+    normalize = MosesPunctuationNormalizer(lang)
+    tokenizer = jieba.Tokenizer()
+    tokenizer.initialize()
+
+    def segment(text: str) -> list[str]:
+        # jieba returns runs of whitespace as tokens; they separate words, they are not words.
+        return [token for token in tokenizer.cut(normalize(text), HMM=True) if token.strip()]
+
+    return segment

@@ -1,0 +1,48 @@
+"""The masked-LM loss as one module, so that DDP sees (and synchronises) one forward."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from xling.model import MLMEncoder
+
+
+class MaskedLMObjective(nn.Module):
+    """Mean cross-entropy at the selected positions of a one-language batch.
+
+    Only the selected positions reach the output softmax: with a large vocabulary it costs more than
+    the encoder when computed everywhere (reference/cpu-baselines.md, 3a).
+    """
+
+    def __init__(self, encoder: MLMEncoder):
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(
+        self, input_ids: torch.Tensor, lang: str, selected: torch.Tensor, targets: torch.Tensor
+    ) -> torch.Tensor:
+        hidden = self.encoder(input_ids, lang).last_hidden_state
+        hidden = hidden.reshape(-1, hidden.shape[-1]).index_select(0, selected)
+        logits = self.encoder.mlm_logits(hidden, lang)
+        return F.cross_entropy(logits.float(), targets)
+
+
+def resolve_precision(precision: str, device: torch.device) -> str:
+    """``auto``: bf16 on a GPU that supports it, else fp16 (loss scaling) on GPU; fp32 on CPU."""
+    if precision != "auto":
+        return precision
+    if device.type != "cuda":
+        return "fp32"
+    return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+
+
+def autocast_for(precision: str, device: torch.device):
+    """A factory of autocast contexts for ``precision`` (fp32: no autocast)."""
+    if precision == "fp32":
+        return nullcontext
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float16
+    return lambda: torch.autocast(device.type, dtype=dtype)

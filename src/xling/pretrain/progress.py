@@ -1,0 +1,197 @@
+"""Progress lines for the rule's log, the training curve (csv) and its plot."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+import torch
+
+from xling.atomic import atomic_open
+
+CURVE_COLUMNS = [
+    "step",
+    "tokens",
+    "lang",
+    "train_loss",
+    "dev_loss",
+    "dev_ppl",
+    "dev_acc",
+    "lr",
+    "elapsed_s",
+]
+
+
+def format_duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
+
+
+class Reporter:
+    """Writes progress lines to stdout and, if given, appends them to a log file."""
+
+    def __init__(self, log_file: str | Path | None = None, stream: IO[str] | None = None):
+        self.stream = stream or sys.stdout
+        self.log_file = Path(log_file) if log_file else None
+        if self.log_file:
+            self.log_file.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, message: str) -> None:
+        print(message, file=self.stream, flush=True)
+        if self.log_file:
+            with open(self.log_file, "a", encoding="utf-8") as handle:
+                handle.write(message + "\n")
+
+
+class LossInterval:
+    """Losses and timing of the steps since the last progress line.
+
+    Losses accumulate on the device (no host sync per step). The sums are part of a checkpoint, so
+    a resumed run logs the same interval means as an uninterrupted one.
+    """
+
+    def __init__(self, languages: int, device: torch.device):
+        self.loss_sums = torch.zeros(languages, device=device)
+        self.steps = [0] * languages
+        self.restart_clock()
+
+    def add(self, lang_index: int, loss: torch.Tensor) -> None:
+        self.loss_sums[lang_index] += loss
+        self.steps[lang_index] += 1
+
+    def restart_clock(self) -> None:
+        self.start, self.paused = time.monotonic(), 0.0
+
+    def reset(self) -> None:
+        self.loss_sums.zero_()
+        self.steps = [0] * len(self.steps)
+        self.restart_clock()
+
+    def state_dict(self) -> dict:
+        return {"loss_sums": self.loss_sums.cpu(), "steps": list(self.steps)}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.loss_sums.copy_(state["loss_sums"])
+        self.steps = list(state["steps"])
+
+
+class Curve:
+    """Rows of ``curve.csv`` keyed by (step, language): train and dev values of a step share one."""
+
+    def __init__(self, rows: list[dict] | None = None):
+        self.rows: dict[tuple[int, str], dict] = {}
+        for row in rows or []:
+            self.rows[(int(row["step"]), row["lang"])] = dict(row)
+
+    def record(self, step: int, lang: str, **values) -> None:
+        row = self.rows.setdefault((step, lang), {"step": step, "lang": lang})
+        row.update(values)
+
+    def to_list(self) -> list[dict]:
+        return [dict(row) for row in self.rows.values()]
+
+    def write_csv(self, path: str | Path) -> None:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CURVE_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for row in self.rows.values():
+            writer.writerow({k: _format(row.get(k)) for k in CURVE_COLUMNS})
+        with atomic_open(path) as handle:
+            handle.write(buffer.getvalue())
+
+
+def _format(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def read_curve(path: str | Path) -> list[dict]:
+    """Rows of a curve csv with numbers parsed and empty cells as None."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != CURVE_COLUMNS:
+            raise ValueError(
+                f"{path}: header {reader.fieldnames} is not the curve header {CURVE_COLUMNS} "
+                "(docs/contracts.md section 4); rerun the pretraining rule"
+            )
+        rows = []
+        for line, row in enumerate(reader, start=2):
+            try:
+                rows.append(
+                    {
+                        k: (v if k == "lang" else (float(v) if v != "" else None))
+                        for k, v in row.items()
+                    }
+                )
+            except ValueError as error:
+                raise ValueError(f"{path}, line {line}: {error}") from error
+    return rows
+
+
+def plot_curve(curve_csv: str | Path, out_png: str | Path, title: str | None = None) -> Path:
+    """Plot train loss and dev perplexity per language against the step; written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = read_curve(curve_csv)
+    figure, (train_axis, dev_axis) = plt.subplots(1, 2, figsize=(10, 4))
+    for lang in sorted({r["lang"] for r in rows}):
+        train = [
+            (r["step"], r["train_loss"]) for r in rows if r["lang"] == lang and r["train_loss"]
+        ]
+        dev = [(r["step"], r["dev_ppl"]) for r in rows if r["lang"] == lang and r["dev_ppl"]]
+        if train:
+            train_axis.plot(*zip(*train, strict=True), label=lang, linewidth=1)
+        if dev:
+            dev_axis.plot(*zip(*dev, strict=True), marker="o", markersize=3, label=lang)
+    train_axis.set(xlabel="step", ylabel="train MLM loss (nats)", title="training loss")
+    dev_axis.set(xlabel="step", ylabel="dev perplexity", title="dev perplexity", yscale="log")
+    for axis in (train_axis, dev_axis):
+        axis.grid(alpha=0.3)
+        if axis.lines:
+            axis.legend()
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout()
+    with atomic_open(out_png, "wb") as handle:
+        figure.savefig(handle, format="png", dpi=120)
+    plt.close(figure)
+    return Path(out_png)
+
+
+def progress_line(
+    *,
+    step: int,
+    total: int,
+    lang_losses: dict[str, float],
+    lr: float,
+    tokens_per_second: float,
+    elapsed: float,
+    seconds_left: float,
+    mfu: float | None = None,
+) -> str:
+    losses = " ".join(
+        f"{lang} loss {loss:.3f} ppl {math.exp(min(loss, 700.0)):.1f}"
+        for lang, loss in lang_losses.items()
+    )
+    parts = [
+        f"step {step}/{total}",
+        losses,
+        f"lr {lr:.2e}",
+        f"{tokens_per_second:,.0f} tok/s",
+    ]
+    if mfu is not None:
+        parts.append(f"MFU {100 * mfu:.1f}%")
+    parts += [f"elapsed {format_duration(elapsed)}", f"left {format_duration(seconds_left)}"]
+    return " | ".join(parts)

@@ -1,0 +1,1 @@
+"""Stage 7: tables and figures in the papers' layouts."""

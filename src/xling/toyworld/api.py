@@ -1,0 +1,295 @@
+"""The toy world's public entry points: `output_paths(spec)` and `generate(spec, out_dir)`.
+
+Every output draws from its own random stream, named after the output and seeded from the spec's
+seed (string seeds go through SHA-512, so nothing depends on PYTHONHASHSEED); one language or
+size never changes another output's bytes.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .concepts import World, build_world
+from .formats import (
+    XNLI_COLUMNS,
+    XNLI_MT_COLUMNS,
+    XNLI_MT_LABEL,
+    alignment_line,
+    atomic_write,
+    conllu_block,
+    ner_block,
+    words_line,
+    xnli_row,
+)
+from .lexicon import Lexicon, build_lexicon
+from .meanings import MeaningSampler, Sentence
+from .nli import LABELS, HypothesisMaker, judge
+from .realize import Grammar, Token, text_of
+from .schema import DOMAINS, SPLITS, validate_spec
+
+DATASET = "toy"  # the NER and UD dataset name in output paths (docs/contracts.md)
+REFERENCE_SENTENCES = 2000  # English sample whose word types anchor_share counts
+
+
+def output_paths(spec: dict) -> list[str]:
+    """Every file `generate(spec, ...)` writes, relative to its out_dir (cheap: no generation)."""
+    validate_spec(spec)
+    langs = spec["languages"]
+    others = [lang for lang in langs if lang != "en"]
+    paths = [f"corpus/{d}/{lang}.txt" for d in DOMAINS for lang in langs]
+    paths += [f"parallel/{lang}{ext}" for lang in langs for ext in (".txt", ".words.txt")]
+    paths += [f"parallel/align/en-{lang}.txt" for lang in others]
+    paths += [f"ner/{DATASET}/{lang}/{s}.txt" for lang in langs for s in SPLITS]
+    paths += ["xnli/xnli.dev.tsv", "xnli/xnli.test.tsv", "xnli/multinli.train.en.tsv"]
+    paths += [f"ud/{DATASET}/{lang}/{s}.conllu" for lang in langs for s in SPLITS]
+    paths += [f"muse/en-{lang}.{s}.txt" for lang in others for s in ("train", "test")]
+    paths += [f"tatoeba/en-{lang}.{x}.txt" for lang in others for x in ("en", lang)]
+    return paths
+
+
+@dataclass
+class ToyWorld:
+    """A built world: concepts, one lexicon and grammar per language, one sampler per domain."""
+
+    spec: dict
+    world: World
+    lexicons: dict[str, Lexicon]
+    grammars: dict[str, Grammar]
+    samplers: dict[str, MeaningSampler]
+
+    def rng(self, *stream: str) -> random.Random:
+        """The random stream of one output, e.g. rng("corpus", "wiki", "fr")."""
+        return random.Random("/".join([str(self.spec["seed"]), *stream]))
+
+    def realize(self, lang: str, sentence: Sentence, rng: random.Random) -> list[Token]:
+        return self.grammars[lang].realize(sentence, rng)
+
+    def text(self, lang: str, tokens: list[Token]) -> str:
+        return text_of(tokens, self.spec["profiles"][lang]["separator"])
+
+
+def build(spec: dict) -> ToyWorld:
+    """Validate the spec and build the world, lexicons and grammars (no sentences yet)."""
+    validate_spec(spec)
+    seed = str(spec["seed"])
+    world = build_world(spec["lexicon"], random.Random(f"{seed}/world"))
+    lex = spec["lexicon"]
+    samplers = {
+        d: MeaningSampler(world, spec["domains"][d], lex["zipf_exponent"], lex["topic_boost"])
+        for d in DOMAINS
+    }
+    en_rng = random.Random(f"{seed}/lexicon/en")
+    english = build_lexicon("en", spec["profiles"]["en"], world, en_rng, None)
+    toy = ToyWorld(spec, world, {"en": english}, {"en": Grammar(english, world)}, samplers)
+    reference = reference_types(toy)
+    for lang in spec["languages"]:
+        if lang != "en":
+            rng = random.Random(f"{seed}/lexicon/{lang}")
+            lexicon = build_lexicon(lang, spec["profiles"][lang], world, rng, english, reference)
+            toy.lexicons[lang], toy.grammars[lang] = lexicon, Grammar(lexicon, world)
+    return toy
+
+
+def reference_types(toy: ToyWorld) -> set[str]:
+    """The English word types (case-folded, punctuation left out) of a fixed reference sample of
+    REFERENCE_SENTENCES sentences from both domains: the types `anchor_share` is a share of.
+
+    Counting the types of running text rather than every form the grammar could produce keeps the
+    share measured on any sample of similar size close to the configured one; every possible
+    form would over-count rare inflections and so under-weight the frequent anchors (numbers,
+    names).
+    """
+    rng = toy.rng("anchors")
+    types: set[str] = set()
+    for sentence in _mixed(toy, rng, REFERENCE_SENTENCES):
+        types.update(
+            t.form.casefold() for t in toy.realize("en", sentence, rng) if t.upos != "PUNCT"
+        )
+    return types
+
+
+def generate(spec: dict, out_dir: str | Path) -> list[str]:
+    """Write every file of `output_paths(spec)` under `out_dir`; return their paths.
+
+    Raises ValueError (naming the spec key and the fix) for an invalid spec.
+    """
+    paths = output_paths(spec)
+    toy = build(spec)
+    out = Path(out_dir)
+    files = _Sink(out, paths)
+    for write in (_corpora, _parallel, _tagged, _xnli, _muse, _tatoeba):
+        write(toy, files)
+    if files.written != set(paths):  # a bug in this module, never the user's
+        missing = sorted(set(paths) - files.written)
+        raise RuntimeError(f"toyworld wrote no {missing}, which output_paths declares")
+    return [str(out / rel) for rel in paths]
+
+
+class _Sink:
+    """`files[rel] = lines` writes one output at once (atomically), so memory holds one file."""
+
+    def __init__(self, out: Path, declared: list[str]) -> None:
+        self.out, self.declared, self.written = out, set(declared), set()
+
+    def __setitem__(self, rel: str, chunks: Iterable[str]) -> None:
+        if rel not in self.declared:  # a bug in this module, never the user's
+            raise RuntimeError(f"toyworld would write {rel}, which output_paths does not declare")
+        atomic_write(self.out / rel, chunks)
+        self.written.add(rel)
+
+
+def _corpora(toy: ToyWorld, files: _Sink) -> None:
+    for domain in DOMAINS:
+        sampler = toy.samplers[domain]
+        for lang in toy.spec["languages"]:
+            rng = toy.rng("corpus", domain, lang)
+            n = toy.spec["sizes"]["corpus"][domain]
+            files[f"corpus/{domain}/{lang}.txt"] = (  # streamed: corpora are the big files
+                toy.text(lang, toy.realize(lang, sampler.sentence(rng), rng)) + "\n"
+                for _ in range(n)
+            )
+
+
+def _mixed(toy: ToyWorld, rng: random.Random, n: int) -> list[Sentence]:
+    """n meanings, alternating the domains (parallel data and treebanks mix genres)."""
+    return [toy.samplers[DOMAINS[i % len(DOMAINS)]].sentence(rng) for i in range(n)]
+
+
+def _parallel(toy: ToyWorld, files: _Sink) -> None:
+    meanings = _mixed(toy, toy.rng("parallel"), toy.spec["sizes"]["parallel"])
+    realized = {}
+    for lang in toy.spec["languages"]:
+        rng = toy.rng("parallel", lang)
+        realized[lang] = [toy.realize(lang, m, rng) for m in meanings]
+        files[f"parallel/{lang}.txt"] = [toy.text(lang, t) + "\n" for t in realized[lang]]
+        files[f"parallel/{lang}.words.txt"] = [words_line(t) + "\n" for t in realized[lang]]
+    for lang in toy.spec["languages"]:
+        if lang != "en":
+            files[f"parallel/align/en-{lang}.txt"] = [
+                alignment_line(en, x) + "\n"
+                for en, x in zip(realized["en"], realized[lang], strict=True)
+            ]
+
+
+def _tagged(toy: ToyWorld, files: _Sink) -> None:
+    """NER (Wikipedia sentences that name an entity, as WikiAnn) and UD (both domains)."""
+    sizes = toy.spec["sizes"]
+    for lang in toy.spec["languages"]:
+        for split in SPLITS:
+            rng = toy.rng("ner", lang, split)
+            blocks = []
+            for _ in range(sizes["ner"][split]):
+                sentence = toy.samplers["wiki"].sentence_with_entity(rng)
+                blocks.append(ner_block(toy.realize(lang, sentence, rng), lang))
+            files[f"ner/{DATASET}/{lang}/{split}.txt"] = blocks
+            rng = toy.rng("ud", lang, split)
+            blocks = []
+            for i, sentence in enumerate(_mixed(toy, rng, sizes["ud"][split]), 1):
+                tokens = toy.realize(lang, sentence, rng)
+                blocks.append(
+                    conllu_block(tokens, f"toy-{lang}-{split}-{i:05d}", toy.text(lang, tokens))
+                )
+            files[f"ud/{DATASET}/{lang}/{split}.conllu"] = blocks
+
+
+def nli_pairs(toy: ToyWorld, split: str, n_pairs: int):
+    """(premise, hypothesis, label, prompt id, pair id, genre) meaning tuples of one split."""
+    rng = toy.rng("xnli", split)
+    out = []
+    for prompt in range(n_pairs // 3):
+        domain = DOMAINS[prompt % len(DOMAINS)]
+        maker = HypothesisMaker(toy.world, toy.samplers[domain])
+        premise = maker.premise(rng)
+        labels = list(LABELS)
+        rng.shuffle(labels)
+        for k, label in enumerate(labels):
+            hyp = maker.hypothesis(rng, premise, label)
+            assert judge(toy.world, premise, hyp) == label
+            out.append(
+                (Sentence(premise), Sentence(hyp), label, prompt + 1, 3 * prompt + k + 1, domain)
+            )
+    return out
+
+
+def _xnli(toy: ToyWorld, files: _Sink) -> None:
+    sizes = toy.spec["sizes"]["xnli"]
+    pairs = nli_pairs(toy, "train", sizes["train"])
+    rng = toy.rng("xnli", "train", "en")
+    rows = ["\t".join(XNLI_MT_COLUMNS) + "\n"]
+    for premise, hyp, label, *_ in pairs:
+        p, h = toy.realize("en", premise, rng), toy.realize("en", hyp, rng)
+        rows.append(f"{toy.text('en', p)}\t{toy.text('en', h)}\t{XNLI_MT_LABEL[label]}\n")
+    files["xnli/multinli.train.en.tsv"] = rows
+    for split in ("dev", "test"):
+        pairs = nli_pairs(toy, split, sizes[split])
+        rows = ["\t".join(XNLI_COLUMNS) + "\n"]
+        for lang in toy.spec["languages"]:
+            rng = toy.rng("xnli", split, lang)
+            cache: dict[int, tuple[str, str]] = {}
+            for premise, hyp, label, prompt, pair, genre in pairs:
+                if prompt not in cache:  # one realization per premise, as XNLI translates it once
+                    tokens = toy.realize(lang, premise, rng)
+                    cache[prompt] = (toy.text(lang, tokens), words_line(tokens))
+                tokens = toy.realize(lang, hyp, rng)
+                h = (toy.text(lang, tokens), words_line(tokens))
+                rows.append(xnli_row(lang, label, cache[prompt], h, prompt, pair, genre))
+        files[f"xnli/xnli.{split}.tsv"] = rows
+
+
+def dictionary_words(toy: ToyWorld) -> list[int]:
+    """Content lexemes from most to least frequent (MUSE sorts its dictionaries by frequency)."""
+    world = toy.world
+    return sorted(
+        world.content_lexemes(),
+        key=lambda i: (world.lexemes[i].rank / world.lexemes[i].group_size, i),
+    )
+
+
+def _muse(toy: ToyWorld, files: _Sink) -> None:
+    sizes = toy.spec["sizes"]["muse"]
+    ordered = dictionary_words(toy)
+    splits = {
+        "train": ordered[: sizes["train"]],
+        "test": ordered[sizes["train"] : sizes["train"] + sizes["test"]],
+    }
+    en = toy.lexicons["en"]
+    for lang in toy.spec["languages"]:
+        if lang == "en":
+            continue
+        lx = toy.lexicons[lang]
+        for split, lexemes in splits.items():
+            files[f"muse/en-{lang}.{split}.txt"] = [
+                f"{en.citation(i)} {lx.citation(i)}\n" for i in lexemes
+            ]
+
+
+def _tatoeba(toy: ToyWorld, files: _Sink) -> None:
+    """Short everyday (cc) sentences; every sentence unique on each side, so retrieval is sound."""
+    langs = toy.spec["languages"]
+    rng = toy.rng("tatoeba")
+    rngs = {lang: toy.rng("tatoeba", lang) for lang in langs}
+    seen: dict[str, set[str]] = {lang: set() for lang in langs}
+    lines: dict[str, list[str]] = {lang: [] for lang in langs}
+    target = toy.spec["sizes"]["tatoeba"]
+    for _ in range(100 * target):
+        if len(lines["en"]) == target:
+            break
+        sentence = toy.samplers["cc"].sentence(rng)
+        texts = {lang: toy.text(lang, toy.realize(lang, sentence, rngs[lang])) for lang in langs}
+        if any(texts[lang] in seen[lang] for lang in langs):
+            continue
+        for lang in langs:
+            seen[lang].add(texts[lang])
+            lines[lang].append(texts[lang] + "\n")
+    if len(lines["en"]) < target:
+        raise ValueError(
+            "toyworld spec key 'sizes.tatoeba': too many sentences for the meaning "
+            "space to keep them distinct; lower it or enlarge the lexicon"
+        )
+    for lang in langs:
+        if lang != "en":
+            files[f"tatoeba/en-{lang}.en.txt"] = lines["en"]
+            files[f"tatoeba/en-{lang}.{lang}.txt"] = lines[lang]

@@ -1,0 +1,112 @@
+"""XNLI import and parallel extraction; NER imports (WikiAnn, CoNLL 2003, Levow 2006)."""
+
+import pytest
+
+from xling.acquire.ner_import import (
+    NERFormatError,
+    import_ner,
+    iob1_to_iob2,
+    read_wikiann,
+    realign_to_words,
+)
+from xling.acquire.xnli import XNLI_REQUIRED, import_xnli, parallel_sentences, read_tsv
+
+HEADER = [
+    "language", "gold_label", "sentence1_binary_parse", "sentence2_binary_parse",
+    "sentence1_parse", "sentence2_parse", "sentence1", "sentence2", "promptID", "pairID",
+    "genre", "label1", "label2", "label3", "label4", "label5", "sentence1_tokenized",
+    "sentence2_tokenized", "match",
+]  # fmt: skip
+
+
+def xnli_row(lang, prompt, pair, s1, s2, label="neutral"):
+    row = dict.fromkeys(HEADER, "")
+    row.update(language=lang, gold_label=label, sentence1=s1, sentence2=s2)
+    row.update(promptID=str(prompt), pairID=str(pair))
+    return "\t".join(row[c] for c in HEADER)
+
+
+def write_xnli(path, rows):
+    path.write_text("\t".join(HEADER) + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_parallel_sentences_keep_premises_once_and_align_languages(tmp_path):
+    rows = [
+        xnli_row("en", 1, 10, 'He said "yes".', "He agreed."),
+        xnli_row("en", 1, 11, 'He said "yes".', "He refused."),
+        xnli_row("fr", 1, 11, "Il a dit « oui ».", "Il a refusé."),
+        xnli_row("fr", 1, 10, "Il a dit « oui ».", "Il a accepté."),
+        xnli_row("en", 2, 20, "Only English.", "Not in French."),
+    ]
+    write_xnli(tmp_path / "dev.tsv", rows)
+    sentences = parallel_sentences([tmp_path / "dev.tsv"], ["en", "fr"])
+    assert sentences["en"] == ['He said "yes".', "He agreed.", "He refused."]
+    assert sentences["fr"] == ["Il a dit « oui ».", "Il a accepté.", "Il a refusé."]
+
+
+def test_xnli_row_with_wrong_field_count_names_the_line(tmp_path):
+    write_xnli(tmp_path / "dev.tsv", [xnli_row("en", 1, 1, "a", "b"), "en\tneutral\tonly three"])
+    with pytest.raises(ValueError, match=r"dev.tsv:3: 3 tab-separated fields"):
+        list(read_tsv(tmp_path / "dev.tsv", XNLI_REQUIRED))
+
+
+def test_import_xnli_finds_the_files_in_the_unpacked_archives(tmp_path):
+    (tmp_path / "x" / "XNLI-1.0").mkdir(parents=True)
+    (tmp_path / "mt" / "XNLI-MT-1.0" / "multinli").mkdir(parents=True)
+    write_xnli(tmp_path / "x/XNLI-1.0/xnli.dev.tsv", [xnli_row("en", 1, 1, "a", "b")])
+    write_xnli(tmp_path / "x/XNLI-1.0/xnli.test.tsv", [xnli_row("en", 2, 2, "c", "d")])
+    train = tmp_path / "mt/XNLI-MT-1.0/multinli/multinli.train.en.tsv"
+    train.write_text("premise\thypo\tlabel\na\tb\tcontradictory\n")
+    out = tmp_path / "out"
+    import_xnli(
+        tmp_path / "x", tmp_path / "mt", out / "dev.tsv", out / "test.tsv", out / "train.tsv"
+    )
+    assert (out / "train.tsv").read_text() == train.read_text()
+    assert "\tc\td\t" in (out / "test.tsv").read_text()
+
+
+def test_iob1_to_iob2():
+    assert iob1_to_iob2(["I-PER", "I-PER", "O", "I-LOC", "B-LOC", "I-ORG"]) == [
+        "B-PER", "I-PER", "O", "B-LOC", "B-LOC", "B-ORG",
+    ]  # fmt: skip
+
+
+def test_wikiann_reader_rejects_bad_lines(tmp_path):
+    path = tmp_path / "train"
+    path.write_text("fr:Paris\tB-LOC\nfr:est\tO\n\nfr:Lyon\tB-CITY\n", encoding="utf-8")
+    with pytest.raises(NERFormatError, match=r"train:4: unknown tag 'B-CITY'"):
+        read_wikiann(path, "fr")
+    path.write_text("Paris\tB-LOC\n", encoding="utf-8")
+    with pytest.raises(NERFormatError, match=r"train:1: expected 'fr:<word><TAB><tag>'"):
+        read_wikiann(path, "fr")
+
+
+def test_realignment_to_segmenter_words():
+    text = "张三在北京工作"
+    tags = ["B-PER", "I-PER", "O", "B-LOC", "I-LOC", "O", "O"]
+    words, word_tags = realign_to_words(text, tags, lambda s: ["张三", "在", "北京", "工作"])
+    assert words == ["张三", "在", "北京", "工作"]
+    assert word_tags == ["B-PER", "O", "B-LOC", "O"]
+    # an entity starting inside a segmenter word still marks that word
+    words, word_tags = realign_to_words(text, tags, lambda s: ["张三在", "北京工作"])
+    assert word_tags == ["B-PER", "B-LOC"]
+
+
+def test_import_conll2003_drops_misc_and_converts_to_iob2(tmp_path):
+    manual = tmp_path / "manual" / "conll2003"
+    manual.mkdir(parents=True)
+    text = (
+        "-DOCSTART- -X- -X- O\n\nEU NNP B-NP I-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP I-MISC\n\n"
+    )
+    for name in ("eng.train", "eng.testa", "eng.testb"):
+        (manual / name).write_text(text)
+    outputs = {split: tmp_path / f"{split}.txt" for split in ("train", "dev", "test")}
+    counts = import_ner("conll2003", "en", tmp_path / "manual", outputs)
+    assert counts == {"train": 1, "dev": 1, "test": 1}
+    assert outputs["test"].read_text() == "en:EU\tB-ORG\nen:rejects\tO\nen:German\tO\n\n"
+
+
+def test_missing_manual_data_says_where_to_put_it(tmp_path):
+    outputs = {split: tmp_path / f"{split}.txt" for split in ("train", "dev", "test")}
+    with pytest.raises(FileNotFoundError, match=r"wikiann/fr/train.*put it under"):
+        import_ner("wikiann", "fr", tmp_path / "manual", outputs)

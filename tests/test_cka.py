@@ -1,0 +1,91 @@
+"""Linear CKA: known values, invariances, the debiased estimator, and per-layer pooling."""
+
+import numpy as np
+import pytest
+import torch
+
+from xling.analysis.cka import cka, debiased_linear_cka, linear_cka
+from xling.analysis.representations import mean_pooled_layers
+from xling.model import EncoderConfig, MLMEncoder
+
+
+def gram_cka(x, y):
+    """Reference: CKA through centred Gram matrices, HSIC = tr(KHLH)."""
+    n = x.shape[0]
+    h = np.eye(n) - np.ones((n, n)) / n
+    k, l_ = h @ x @ x.T @ h, h @ y @ y.T @ h
+    return np.sum(k * l_) / (np.linalg.norm(k) * np.linalg.norm(l_))
+
+
+def unbiased_hsic(k, l_):
+    """Song et al. (2012), written from the formula, term by term."""
+    n = k.shape[0]
+    k, l_ = k.copy(), l_.copy()
+    np.fill_diagonal(k, 0)
+    np.fill_diagonal(l_, 0)
+    one = np.ones(n)
+    return (
+        np.trace(k @ l_)
+        + (one @ k @ one) * (one @ l_ @ one) / ((n - 1) * (n - 2))
+        - 2 / (n - 2) * one @ k @ l_ @ one
+    ) / (n * (n - 3))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
+
+
+def test_feature_space_equals_gram_form(rng):
+    x = rng.normal(size=(50, 20)) + 3.0
+    y = np.tanh(x @ rng.normal(size=(20, 15))) + rng.normal(scale=0.1, size=(50, 15))
+    assert linear_cka(x, y) == pytest.approx(gram_cka(x, y), abs=1e-12)
+
+
+def test_invariant_to_orthogonal_maps_and_isotropic_scaling(rng):
+    x = rng.normal(size=(40, 10))
+    q, _ = np.linalg.qr(rng.normal(size=(10, 10)))
+    assert linear_cka(x, 3.5 * x @ q) == pytest.approx(1.0, abs=1e-12)
+    assert linear_cka(x, x + 7.0) == pytest.approx(1.0, abs=1e-12)  # centring
+
+
+def test_not_invariant_to_arbitrary_linear_maps(rng):
+    x = rng.normal(size=(200, 10))
+    assert linear_cka(x, x @ np.diag([50.0] + [1.0] * 9)) < 0.9
+
+
+def test_debiased_matches_song_estimator(rng):
+    x, y = rng.normal(size=(30, 8)), rng.normal(size=(30, 6))
+    x, y = x - x.mean(0), y - y.mean(0)
+    k, l_ = x @ x.T, y @ y.T
+    expected = unbiased_hsic(k, l_) / np.sqrt(unbiased_hsic(k, k) * unbiased_hsic(l_, l_))
+    assert debiased_linear_cka(x, y) == pytest.approx(expected, abs=1e-10)
+
+
+def test_debiased_removes_small_sample_inflation(rng):
+    # Independent wide features, few examples: biased CKA is high, debiased stays near zero.
+    x, y = rng.normal(size=(25, 300)), rng.normal(size=(25, 300))
+    assert linear_cka(x, y) > 0.8
+    assert abs(debiased_linear_cka(x, y)) < 0.1
+    assert cka(x, y, debiased=True) == debiased_linear_cka(x, y)
+
+
+def test_shape_mismatch_is_an_error(rng):
+    with pytest.raises(ValueError, match="examples"):
+        linear_cka(rng.normal(size=(5, 3)), rng.normal(size=(6, 3)))
+
+
+def test_mean_pooling_excludes_sentence_boundaries_and_padding():
+    torch.manual_seed(0)
+    config = EncoderConfig(vocab_size=50, languages=["en"], dim=16, layers=2, heads=2, ffn_dim=32)
+    model = MLMEncoder(config).eval()
+    sentences = [[7, 8, 9], [10, 11]]
+    layers = mean_pooled_layers(model, sentences, "en", eos_id=3, pad_id=0)
+    assert len(layers) == 3 and layers[0].shape == (2, 16) and layers[0].dtype == np.float64
+    # The same sentence alone (no padding in its batch) gives the same pooled vector.
+    alone = mean_pooled_layers(model, [[10, 11]], "en", eos_id=3, pad_id=0)
+    with torch.no_grad():
+        ids = torch.tensor([[3, 10, 11, 3]])
+        hidden = model(ids, "en", output_hidden_states=True).hidden_states[-1][0, 1:3].mean(0)
+    np.testing.assert_allclose(alone[-1][0], hidden.double().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(layers[-1][1], alone[-1][0], rtol=1e-4, atol=1e-5)

@@ -1,0 +1,64 @@
+"""The reduced demo (one pair) through Snakemake, from the toy world to Table 1 and the figure."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("e2e")
+    snakemake = Path(sys.executable).with_name("snakemake")
+    command = [
+        str(snakemake), "--cores", "2", "--directory", str(workdir),
+        "--snakefile", str(REPO / "Snakefile"),
+        "--configfile", str(REPO / "config/demo.yaml"), str(REPO / "tests/config/e2e.yaml"),
+        "--", "all",
+    ]  # fmt: skip
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return workdir / "results" / "demo"
+
+
+def test_table1_fills_the_cells_this_slice_computes(demo_run):
+    table = pd.read_csv(demo_run / "tables" / "table1.csv").set_index("variant")
+    ner = table.loc["default", "ner_fr"]
+    assert 0 < ner <= 100
+    assert table.loc["default", "ner_avg"] == pytest.approx(ner)
+    # tasks this slice does not run stay empty, never a number
+    assert pd.isna(table.loc["default", "xnli_fr"]) and pd.isna(table.loc["default", "parsing_fr"])
+    assert table.drop(index="default").filter(like="ner_").isna().all().all()
+    markdown = (demo_run / "tables" / "table1.md").read_text()
+    assert "| Default |" in markdown and "n/c" in markdown
+
+
+def test_pretraining_loss_fell_and_beats_unigram(demo_run):
+    summary = json.loads((demo_run / "pretrain/en-fr/default/summary.json").read_text())
+    assert summary["last_train_loss"] < summary["first_train_loss"] - 1.0
+    assert summary["dev_acc"] > summary["unigram_acc"]
+    curve = pd.read_csv(demo_run / "pretrain/en-fr/default/curve.csv")
+    assert len(curve) > 1
+
+
+def test_selection_uses_both_grid_points(demo_run):
+    selected = json.loads((demo_run / "finetune/en-fr/default/ner/selected.json").read_text())
+    assert len(selected["best_hp_ids"]) == 2
+    assert 0.0 <= selected["test"]["fr"] <= 1.0 and selected["dev"]["en"] > 0.5
+
+
+def test_cka_per_layer_and_figure(demo_run):
+    cka = pd.read_csv(demo_run / "analysis/cka/en-fr/default.csv")
+    assert sorted(cka["encoder"].unique()) == ["random", "trained"]
+    assert sorted(cka["layer"].unique()) == list(range(9))  # L0 (embeddings) .. L8
+    assert cka["cka"].between(0, 1).all()
+    assert (demo_run / "figures/cka_layers.png").read_bytes()[:4] == b"\x89PNG"

@@ -1,0 +1,149 @@
+"""Text pipelines: segmenters, lowercasing, accent removal, serialization, tokenize_file."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from sacremoses import MosesPunctNormalizer
+
+from xling.preprocess import (
+    InputFileError,
+    SettingsError,
+    TextPipeline,
+    available_segmenters,
+    pipeline_for_language,
+    register_segmenter,
+    remove_accents,
+    tokenize_file,
+)
+from xling.preprocess.segmenters import MosesPunctuationNormalizer
+from xling.preprocess.synthetic import synthetic_sentences
+
+
+def test_moses_splits_punctuation_without_escaping() -> None:
+    pipeline = TextPipeline("en", "moses")
+    assert pipeline('He said "yes" & left (quickly).') == 'He said " yes " & left ( quickly ) .'
+    assert pipeline("Mr. Smith's dog") == "Mr. Smith 's dog"
+
+
+def test_moses_follows_the_language_rules() -> None:
+    french = TextPipeline("fr", "moses")
+    assert french("L'homme est là.") == "L' homme est là ."
+    # The toy world's `enp` is English: rules_lang gives it the English apostrophe rules.
+    assert TextPipeline("enp", "moses", rules_lang="en")("Smith's") == "Smith 's"
+    assert TextPipeline("enp", "moses")("Smith's") != "Smith 's"
+
+
+def test_moses_normalizes_unicode_punctuation() -> None:
+    assert TextPipeline("fr", "moses")("« Oui » … c’est") == '" Oui " ... c\' est'
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de", "ru", "zh"])
+def test_fast_punctuation_normalizer_matches_sacremoses(lang: str) -> None:
+    reference = MosesPunctNormalizer(
+        lang=lang, pre_replace_unicode_punct=True, post_remove_control_chars=True
+    )
+    fast = MosesPunctuationNormalizer(lang)
+    texts = [
+        "Plain text , with spaces before ; punctuation : ok ?",
+        "你好，世界。我们在“北京”！（１２３）【注】～…％",
+        "« Guillemets » — “quotes” ‘single’ „low“ 1,000.5 10 %",
+        "ctrl\x07char\u200bzero\ue000private\u0378unassigned\u00a0nbsp\u2028sep",
+        "   padded   ",
+        "",
+        *synthetic_sentences(50, seed=2, raw=True),
+    ]
+    assert [fast(text) for text in texts] == [reference.normalize(text) for text in texts]
+
+
+def test_jieba_segments_chinese_and_normalizes_punctuation() -> None:
+    tokens = TextPipeline("zh", "jieba").tokenize("我们在北京工作，你好！New York 很大。")
+    assert "北京" in tokens and "," in tokens and "!" in tokens
+    assert all(token and not any(char.isspace() for char in token) for token in tokens)
+    assert "".join(tokens) == "我们在北京工作,你好!NewYork很大."
+
+
+def test_lowercase_is_applied_after_segmentation() -> None:
+    pipeline = TextPipeline("en", "moses", lowercase=True)
+    # Moses sees "Mr." (a nonbreaking prefix) before lowercasing turns it into "mr.".
+    assert pipeline("Mr. Smith arrived.") == "mr. smith arrived ."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("café naïve Ä", "cafe naive A"),
+        ("мой ёлка ЙЁ", "мой ёлка ЙЁ"),  # й and ё are letters, kept
+        ("за\u0301мок", "замок"),  # a Cyrillic stress mark is an accent
+        ("हिन्दी がぎ", "हिन्दी がぎ"),  # virama and dakuten are not accents
+        ("й\u0301", "й"),
+    ],
+)
+def test_remove_accents_keeps_letters_written_with_marks(text: str, expected: str) -> None:
+    assert remove_accents(text) == expected
+
+
+def test_xlm_accent_removal_would_change_russian_words() -> None:
+    # Why the narrower rule: XLM's drop-every-Mn turns "мой" (my) into "мои" (my, plural).
+    xlm = "".join(c for c in unicodedata.normalize("NFD", "мой") if unicodedata.category(c) != "Mn")
+    assert xlm == "мои"
+    assert TextPipeline("ru", "moses", lowercase=True, remove_accents=True)("Мой") == "мой"
+
+
+def test_a_token_that_was_only_a_mark_disappears() -> None:
+    assert TextPipeline("en", "moses", remove_accents=True).tokenize("a \u0301 b") == ["a", "b"]
+
+
+def test_pipeline_round_trips_through_a_dict() -> None:
+    pipeline = TextPipeline("ru", "moses", lowercase=True, remove_accents=True, rules_lang="ru")
+    assert TextPipeline.from_dict(pipeline.to_dict()) == pipeline
+    with pytest.raises(SettingsError, match=r"unknown text pipeline setting"):
+        TextPipeline.from_dict({**pipeline.to_dict(), "casing": "lower"})
+
+
+def test_settings_errors_name_the_problem() -> None:
+    with pytest.raises(SettingsError, match=r"no segmenter configured for language 'ru'"):
+        pipeline_for_language("ru", segmenters={"en": "moses"})
+    with pytest.raises(SettingsError, match=r"unknown segmenter 'stanford'"):
+        pipeline_for_language("zh", segmenters={"zh": "stanford"})
+    pipeline = pipeline_for_language("zh", segmenters={"zh": "jieba"}, lowercase=True)
+    assert pipeline == TextPipeline("zh", "jieba", lowercase=True)
+
+
+def test_a_registered_segmenter_can_be_used() -> None:
+    name = "test-characters"
+    if name not in available_segmenters():
+
+        @register_segmenter(name)
+        def _characters(lang: str):
+            return lambda text: [char for char in text if not char.isspace()]
+
+    assert TextPipeline("th", name)("ab c") == "a b c"
+    with pytest.raises(ValueError, match=r"already registered"):
+        register_segmenter(name)(lambda lang: list)
+
+
+def test_tokenize_file_keeps_lines_aligned(tmp_path) -> None:
+    source = tmp_path / "raw.txt"
+    source.write_text('Hello, world!\n\n"\u0301"\nLast line without newline', encoding="utf-8")
+    out = tmp_path / "out" / "tok.txt"
+    pipeline = TextPipeline("en", "moses", remove_accents=True)
+    assert tokenize_file(source, out, pipeline) == 4
+    assert out.read_text(encoding="utf-8").split("\n") == [
+        "Hello , world !",
+        "",
+        '" "',
+        "Last line without newline",
+        "",
+    ]
+
+
+def test_tokenize_file_names_the_undecodable_line_and_leaves_nothing(tmp_path) -> None:
+    source = tmp_path / "raw.txt"
+    source.write_bytes(b"fine\nstill fine\n" + b"caf\xe9 latin-1\n")
+    out = tmp_path / "tok.txt"
+    with pytest.raises(InputFileError) as error:
+        tokenize_file(source, out, TextPipeline("en", "moses"))
+    assert "raw.txt, line 3" in str(error.value) and "UTF-8" in str(error.value)
+    assert list(tmp_path.iterdir()) == [source]

@@ -1,0 +1,186 @@
+"""A small pretraining job end to end: it learns, selects, writes the contract's outputs."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from xling.model import load_pretrained
+from xling.pretrain import PretrainSettings, plot_curve, pretrain
+from xling.pretrain.__main__ import main
+from xling.pretrain.progress import CURVE_COLUMNS
+from xling.pretrain.synthetic import write_synthetic_vocab_dir
+
+torch.set_num_threads(1)
+
+TINY = {"dim": 32, "layers": 2, "heads": 2, "ffn_dim": 64, "max_positions": 32}
+
+
+def tiny_settings(**changes) -> PretrainSettings:
+    values = dict(
+        architecture={**TINY, "dropout": 0.0, "attention_dropout": 0.0},
+        seq_len=32,
+        batch_size=8,
+        lr=5e-3,
+        warmup_steps=30,
+        total_steps=400,
+        eval_interval=100,
+        dev_tokens=4096,
+        log_interval=40,
+        threads=1,
+    )
+    values.update(changes)
+    return PretrainSettings(**values)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("vocab")
+    ids = write_synthetic_vocab_dir(
+        directory, sentences={"train": 1500, "valid": 400}, vocabulary_scale=0.2, anchors=10
+    )
+    return directory, ids
+
+
+@pytest.fixture(scope="module")
+def trained(corpus, tmp_path_factory):
+    data_dir, _ = corpus
+    out = tmp_path_factory.mktemp("pretrain")
+    paths = {
+        "out_model_dir": out / "model",
+        "work_dir": out / ".work",
+        "curve_csv": out / "curve.csv",
+        "summary_json": out / "summary.json",
+    }
+    summary = pretrain(
+        data_dir, ["en", "fr"], settings=tiny_settings(), log_file=out / "log", **paths
+    )
+    return out, summary
+
+
+def test_the_model_learns_more_than_token_frequencies(trained):
+    _, summary = trained
+    assert summary["dev_acc"] > summary["unigram_acc"] + 0.03
+    assert summary["best_dev_loss"] < np.log(summary["unigram_ppl"]) - 0.1
+    assert summary["last_train_loss"] < summary["first_train_loss"] - 2.0
+    assert summary["per_language"]["fr"]["dev_acc"] > summary["per_language"]["fr"]["unigram_acc"]
+    assert summary["steps"] == 400 and summary["tokens"] == 400 * 8 * 32
+
+
+def test_outputs_follow_the_contract(trained):
+    out, summary = trained
+    assert json.loads((out / "summary.json").read_text()) == summary
+    model = load_pretrained(out / "model")
+    assert model.config.languages == ["en", "fr"]
+    assert (out / "model" / "tokenizer" / "vocab.txt").exists()
+    assert not (out / ".work").exists(), "the resumable state is removed after success"
+    with open(out / "curve.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == CURVE_COLUMNS
+    dev_steps = sorted({int(r["step"]) for r in rows if r["dev_ppl"]})
+    assert dev_steps == [100, 200, 300, 400]
+    assert all(r["dev_ppl"] == "" for r in rows if int(r["step"]) not in dev_steps)
+    assert {r["lang"] for r in rows} == {"en", "fr"}
+    log = (out / "log").read_text()
+    assert "step 40/400" in log and "tok/s" in log and "left" in log and "ppl" in log
+
+
+def test_the_selected_model_is_the_best_english_dev_step(trained):
+    out, summary = trained
+    with open(out / "curve.csv", newline="") as handle:
+        english = [r for r in csv.DictReader(handle) if r["lang"] == "en" and r["dev_loss"]]
+    best = min(english, key=lambda r: float(r["dev_loss"]))
+    assert summary["best_step"] == int(best["step"])
+    assert summary["dev_acc"] == pytest.approx(float(best["dev_acc"]), abs=1e-6)
+
+
+def test_curve_plot(trained, tmp_path):
+    out, _ = trained
+    png = plot_curve(out / "curve.csv", tmp_path / "figures" / "curve.png", title="en-fr default")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_monolingual_and_separate_embedding_models(corpus, tmp_path):
+    data_dir, ids = corpus
+    settings = tiny_settings(total_steps=20, eval_interval=10)
+    mono = pretrain(
+        data_dir,
+        ["fr"],
+        tmp_path / "m",
+        tmp_path / "w",
+        tmp_path / "c.csv",
+        tmp_path / "s.json",
+        settings,
+    )
+    assert mono["selection_language"] == "fr" and mono["parameters"]["language_specific"] == 0
+    sep = tiny_settings(total_steps=20, eval_interval=10)
+    sep.architecture["sep_embeddings"] = True
+    summary = pretrain(
+        data_dir,
+        ["en", "fr"],
+        tmp_path / "s",
+        tmp_path / "w2",
+        tmp_path / "c2.csv",
+        tmp_path / "s2.json",
+        sep,
+        language_token_ids=ids,
+    )
+    model = load_pretrained(tmp_path / "s")
+    allowed = torch.nonzero(model.vocab_mask("fr")).squeeze(1).numpy()
+    assert np.array_equal(allowed, np.union1d(np.arange(5), ids["fr"]))
+    assert summary["parameters"]["language_specific"] > summary["parameters"]["shared"] / 10
+
+
+def test_resume_refuses_other_settings_and_extends_a_finished_run(corpus, tmp_path):
+    data_dir, _ = corpus
+    args = [tmp_path / "m", tmp_path / "w", tmp_path / "c.csv", tmp_path / "s.json"]
+    pretrain(data_dir, ["en", "fr"], *args, tiny_settings(total_steps=10), keep_work_dir=True)
+    with pytest.raises(RuntimeError, match=r"different pretraining job \(lr: 0\.005 -> 0\.001\)"):
+        pretrain(data_dir, ["en", "fr"], *args, tiny_settings(total_steps=10, lr=1e-3))
+    log = tmp_path / "log"
+    longer = pretrain(data_dir, ["en", "fr"], *args, tiny_settings(total_steps=15), log_file=log)
+    assert "resumed from" in log.read_text() and "at step 10" in log.read_text()
+    assert longer["steps"] == 15
+
+
+def test_bad_inputs_name_the_file_or_setting(corpus, tmp_path):
+    outputs = [tmp_path / "m", tmp_path / "w", tmp_path / "c", tmp_path / "s"]
+    with pytest.raises(FileNotFoundError, match=r"tokenizer/vocab\.txt is missing"):
+        pretrain(tmp_path, ["en"], *outputs, tiny_settings())
+    data_dir, ids = corpus
+    with pytest.raises(FileNotFoundError, match=r"de\.train\.npy is missing: run the vocab"):
+        pretrain(data_dir, ["en", "de"], *outputs, tiny_settings())
+    with pytest.raises(ValueError, match="selection_language 'en' is not one of"):
+        pretrain(data_dir, ["fr", "ru"], *outputs, tiny_settings())
+    separate = tiny_settings()
+    separate.architecture["sep_embeddings"] = True
+    with pytest.raises(ValueError, match=r"lack the languages \['fr'\]"):
+        pretrain(data_dir, ["en", "fr"], *outputs, separate, language_token_ids={"en": ids["en"]})
+    assert not (tmp_path / "m").exists()
+
+
+def test_command_line(corpus, tmp_path):
+    data_dir, _ = corpus
+    settings = tiny_settings(total_steps=6, eval_interval=3).to_dict()
+    summary = main(
+        [
+            "--data-dir",
+            str(data_dir),
+            "--languages",
+            "en",
+            "fr",
+            "--out-model",
+            str(tmp_path / "model"),
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--curve",
+            str(tmp_path / "curve.csv"),
+            "--summary",
+            str(tmp_path / "summary.json"),
+            "--settings-json",
+            json.dumps(settings),
+        ]
+    )
+    assert summary["steps"] == 6 and (tmp_path / "model" / "model.safetensors").exists()

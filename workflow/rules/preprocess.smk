@@ -1,0 +1,69 @@
+# Stage 2, preprocess: Moses (jieba for Chinese) tokenization, sharded (scatter / gather), then a
+# seeded train / valid / test split (docs/contracts.md, section 2).
+
+
+rule shard_corpus:
+    input:
+        f"{R}/data/corpus/{{domain}}/{{lang}}.txt",
+    output:
+        temp(
+            [
+                f"{R}/preprocess/shards/{{domain}}/{{lang}}/{shard}.raw.txt"
+                for shard in shard_names()
+            ]
+        ),
+    log:
+        f"{R}/logs/preprocess/shard_{{domain}}_{{lang}}.log",
+    conda:
+        f"{ENVS}/text.yaml"
+    script:
+        "../scripts/shard_corpus.py"
+
+
+rule tokenize_shard:
+    input:
+        f"{R}/preprocess/shards/{{domain}}/{{lang}}/{{shard}}.raw.txt",
+    output:
+        temp(f"{R}/preprocess/shards/{{domain}}/{{lang}}/{{shard}}.tok.txt"),
+    log:
+        f"{R}/logs/preprocess/tokenize_{{domain}}_{{lang}}_{{shard}}.log",
+    conda:
+        f"{ENVS}/text.yaml"
+    params:
+        pipeline=lambda wc: text_pipeline_settings(wc.lang),
+    script:
+        "../scripts/tokenize.py"
+
+
+rule split_corpus:
+    input:
+        [f"{R}/preprocess/shards/{{domain}}/{{lang}}/{shard}.tok.txt" for shard in shard_names()],
+    output:
+        train=f"{R}/preprocess/{{domain}}/{{lang}}.train.txt",
+        valid=f"{R}/preprocess/{{domain}}/{{lang}}.valid.txt",
+        test=f"{R}/preprocess/{{domain}}/{{lang}}.test.txt",
+    log:
+        f"{R}/logs/preprocess/split_{{domain}}_{{lang}}.log",
+    conda:
+        f"{ENVS}/text.yaml"
+    params:
+        valid_sentences=config["preprocess"]["valid_sentences"],
+        test_sentences=config["preprocess"]["test_sentences"],
+        seed=config["seed"],
+    script:
+        "../scripts/split_corpus.py"
+
+
+rule tokenize_parallel:
+    input:
+        f"{R}/data/parallel/{{lang}}.txt",
+    output:
+        f"{R}/preprocess/parallel/{{lang}}.txt",
+    log:
+        f"{R}/logs/preprocess/tokenize_parallel_{{lang}}.log",
+    conda:
+        f"{ENVS}/text.yaml"
+    params:
+        pipeline=lambda wc: text_pipeline_settings(wc.lang),
+    script:
+        "../scripts/tokenize.py"

@@ -1,0 +1,36 @@
+# Stage 7, report: Table 1 in the paper's layout and the figures.
+
+
+rule table1:
+    input:
+        selected_scores(),
+    output:
+        csv=f"{R}/tables/table1.csv",
+        md=f"{R}/tables/table1.md",
+    log:
+        f"{R}/logs/report/table1.log",
+    conda:
+        f"{ENVS}/report.yaml"
+    params:
+        pairs=PAIRS,
+        variants=config["variants"],
+        tasks=TASKS,
+        schemes=config["vocab"]["schemes"],
+        study=config["study"],
+    script:
+        "../scripts/table1.py"
+
+
+rule figure_cka:
+    input:
+        cka_tables(),
+    output:
+        f"{R}/figures/cka_layers.png",
+    log:
+        f"{R}/logs/report/figure_cka.log",
+    conda:
+        f"{ENVS}/report.yaml"
+    params:
+        study=config["study"],
+    script:
+        "../scripts/figure_cka.py"

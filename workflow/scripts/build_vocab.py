@@ -1,0 +1,36 @@
+"""Adapter: one vocabulary scheme of one pair -> tokenizer/, binarized corpora, stats.json."""
+
+import os
+
+import _bootstrap
+
+# HF tokenizers sizes its thread pool from the machine, not from the job's share of it.
+os.environ.setdefault("RAYON_NUM_THREADS", str(snakemake.threads))
+
+from xling.preprocess import TextPipeline
+from xling.vocab import build_vocabulary
+
+
+def main(smk):
+    pair, domains, scheme = smk.wildcards.pair, smk.wildcards.domains, smk.wildcards.scheme
+    languages = pair.split("-")
+    corpora = {
+        lang: {split: smk.input[f"{lang}_{split}"] for split in ("train", "valid", "test")}
+        for lang in languages
+    }
+    stats = build_vocabulary(
+        scheme,
+        smk.output[0],
+        corpora=corpora,
+        pipelines={lang: TextPipeline.from_dict(smk.params.pipelines[lang]) for lang in languages},
+        merges=smk.params.scheme_settings["merges"],
+        bpe_sentences=smk.params.bpe_sentences_per_language,
+        seed=smk.params.seed,
+        bpe_backend=smk.params.backend,
+        pair=pair,
+        domains=domains,
+    )
+    print(f"vocabulary of {pair} {domains} {scheme}: {stats.get('vocab_size')} types")
+
+
+_bootstrap.run(main, snakemake)
