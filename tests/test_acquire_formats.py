@@ -3,13 +3,13 @@
 import pytest
 
 from xling.acquire.ner_import import (
-    NERFormatError,
     import_ner,
     iob1_to_iob2,
     read_wikiann,
     realign_to_words,
 )
-from xling.acquire.xnli import XNLI_REQUIRED, import_xnli, parallel_sentences, read_tsv
+from xling.acquire.xnli import XNLI_REQUIRED, import_xnli, parallel_sentences
+from xling.finetune.readers import DataFormatError, tsv_rows
 
 HEADER = [
     "language", "gold_label", "sentence1_binary_parse", "sentence2_binary_parse",
@@ -46,8 +46,8 @@ def test_parallel_sentences_keep_premises_once_and_align_languages(tmp_path):
 
 def test_xnli_row_with_wrong_field_count_names_the_line(tmp_path):
     write_xnli(tmp_path / "dev.tsv", [xnli_row("en", 1, 1, "a", "b"), "en\tneutral\tonly three"])
-    with pytest.raises(ValueError, match=r"dev.tsv:3: 3 tab-separated fields"):
-        list(read_tsv(tmp_path / "dev.tsv", XNLI_REQUIRED))
+    with pytest.raises(DataFormatError, match=r"dev.tsv:3: 3 tab-separated fields"):
+        list(tsv_rows(tmp_path / "dev.tsv", XNLI_REQUIRED))
 
 
 def test_import_xnli_finds_the_files_in_the_unpacked_archives(tmp_path):
@@ -74,10 +74,10 @@ def test_iob1_to_iob2():
 def test_wikiann_reader_rejects_bad_lines(tmp_path):
     path = tmp_path / "train"
     path.write_text("fr:Paris\tB-LOC\nfr:est\tO\n\nfr:Lyon\tB-CITY\n", encoding="utf-8")
-    with pytest.raises(NERFormatError, match=r"train:4: unknown tag 'B-CITY'"):
+    with pytest.raises(DataFormatError, match=r"train:4: unknown tag 'B-CITY'"):
         read_wikiann(path, "fr")
     path.write_text("Paris\tB-LOC\n", encoding="utf-8")
-    with pytest.raises(NERFormatError, match=r"train:1: expected 'fr:<word><TAB><tag>'"):
+    with pytest.raises(DataFormatError, match=r"train:1: .*lacks the language prefix 'fr:'"):
         read_wikiann(path, "fr")
 
 
@@ -110,3 +110,21 @@ def test_missing_manual_data_says_where_to_put_it(tmp_path):
     outputs = {split: tmp_path / f"{split}.txt" for split in ("train", "dev", "test")}
     with pytest.raises(FileNotFoundError, match=r"wikiann/fr/train.*put it under"):
         import_ner("wikiann", "fr", tmp_path / "manual", outputs)
+
+
+def test_ud_import_copies_and_validates_the_treebank(tmp_path):
+    from xling.acquire.ud import import_treebank
+
+    sentence = (
+        "# sent_id = 1\n# text = Hi there\n"
+        "1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n\n"
+    )
+    folder = tmp_path / "ud-treebanks-v2.3" / "UD_English-EWT"
+    folder.mkdir(parents=True)
+    for split in ("train", "dev", "test"):
+        (folder / f"en_ewt-ud-{split}.conllu").write_text(sentence)
+    outputs = {split: tmp_path / "out" / f"{split}.conllu" for split in ("train", "dev", "test")}
+    assert import_treebank(tmp_path, "UD_English-EWT", outputs) == {"train": 1, "dev": 1, "test": 1}
+    assert outputs["test"].read_text() == sentence
+    with pytest.raises(FileNotFoundError, match=r"tasks\.parsing\.treebanks"):
+        import_treebank(tmp_path, "UD_French-GSD", outputs)

@@ -7,7 +7,12 @@ import yaml
 
 from tests.dag import plan
 
-GRID_SIZE = {"ner": lambda g: len(g["batch_size"]) * len(g["lr"])}
+
+def grid_size(grid):
+    size = 1
+    for values in grid.values():
+        size *= len(values)
+    return size
 
 
 def load(repo, name):
@@ -15,8 +20,10 @@ def load(repo, name):
 
 
 def expected_counts(config):
-    pairs, variants = config["pairs"], config["variants"]
-    tasks = config["tasks"]
+    pairs = config["pairs"]
+    chosen = config.get("select", {})
+    variants = {v: s for v, s in config["variants"].items() if v in chosen.get("variants", [v])}
+    tasks = {t: s for t, s in config["tasks"].items() if t in chosen.get("tasks", [t])}
     corpora = set()
     for pair, settings in product(pairs, variants.values()):
         source, target = pair.split("-")
@@ -24,6 +31,9 @@ def expected_counts(config):
         corpora |= {(source_domain, source), (target_domain, target)}
     pair_languages = {lang for pair in pairs for lang in pair.split("-")}
     vocabularies = {(p, v["domains"], v["vocab"]) for p, v in product(pairs, variants.values())}
+    vocabularies |= {
+        (p, "wiki-wiki", scheme) for p in pairs for scheme in config["vocab"]["schemes"]
+    }
     cka_variants = [v for v in config["analysis"]["cka"]["variants"] if v in variants]
     shards = config["preprocess"].get("shards", 1)
     counts = {
@@ -34,11 +44,12 @@ def expected_counts(config):
         "build_vocab": len(vocabularies),
         "pretrain_model": len(pairs) * len(variants),
         "finetune_run": sum(
-            len(pairs) * len(variants) * GRID_SIZE[t](s["grid"]) for t, s in tasks.items()
+            len(pairs) * len(variants) * grid_size(s["grid"]) for s in tasks.values()
         ),
         "select_finetune": len(pairs) * len(variants) * len(tasks),
         "cka": len(pairs) * len(cka_variants),
         "table1": 1,
+        "anchors": 1,
         "figure_cka": 1,
         "all": 1,
     }
@@ -58,19 +69,27 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
     counts = plan([repo / "config/config.yaml"], tmp_path)
     expected, corpora, _ = expected_counts(config)
     wiki_languages = {lang for domain, lang in corpora if domain == "wiki"}
-    ner = config["tasks"]["ner"]["datasets"]
-    ner_imports = {
-        (lang, ner.get("pairs", {}).get(pair, {}).get(lang, ner["default"]))
-        for pair in config["pairs"]
-        for lang in pair.split("-")
-    }
+    cc_languages = {lang for domain, lang in corpora if domain == "cc"}
+
+    def imports(task):
+        datasets = config["tasks"][task]["datasets"]
+        return {
+            (lang, datasets.get("pairs", {}).get(pair, {}).get(lang, datasets["default"]))
+            for pair in config["pairs"]
+            for lang in pair.split("-")
+        }
+
     expected.update(
-        download=len(wiki_languages) + 2,  # the dumps, XNLI-1.0 and XNLI-MT-1.0
-        unpack=2,
+        download=len(wiki_languages) + 3,  # the dumps, XNLI-1.0, XNLI-MT-1.0, UD v2.3
+        unpack=3,
         extract_wikipedia=len(wiki_languages),
+        download_commoncrawl=len(cc_languages),
+        sample_commoncrawl=len(cc_languages),
+        download_muse=len(config["pairs"]),  # the train dictionaries of the codeswitch scheme
         import_xnli=1,
         xnli_parallel=1,
-        import_ner=len(ner_imports),
+        import_ner=len(imports("ner")),
+        import_ud=len(imports("parsing")),
     )
     assert dict(counts) == expected
 
@@ -99,3 +118,10 @@ def test_one_pair_reduces_every_per_pair_stage(repo, tmp_path):
     counts = plan([repo / "config/demo.yaml"], tmp_path, config={"pairs": ["en-fr"]})
     assert counts["pretrain_model"] == len(load(repo, "demo.yaml")["variants"])
     assert counts["tokenize_parallel"] == 2
+
+
+def test_selection_builds_only_the_chosen_rows_and_tasks(repo, tmp_path):
+    reduced = yaml.safe_load((repo / "tests/config/e2e.yaml").read_text())
+    counts = plan([repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"], tmp_path)
+    assert counts["pretrain_model"] == 1 and counts["select_finetune"] == 1
+    assert counts["finetune_run"] == grid_size(reduced["tasks"]["ner"]["grid"])

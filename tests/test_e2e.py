@@ -62,3 +62,12 @@ def test_cka_per_layer_and_figure(demo_run):
     assert sorted(cka["layer"].unique()) == list(range(9))  # L0 (embeddings) .. L8
     assert cka["cka"].between(0, 1).all()
     assert (demo_run / "figures/cka_layers.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_anchor_table_covers_every_scheme(demo_run):
+    anchors = pd.read_csv(demo_run / "tables" / "anchors.csv").set_index("scheme")
+    assert set(anchors.index) == {"joint", "per_language", "per_language_prefixed", "codeswitch"}
+    assert anchors.loc["per_language_prefixed", "shared_types"] == 0
+    assert anchors.loc["joint", "shared_types"] > 0
+    # code-switching puts dictionary translations into both corpora: more shared types
+    assert anchors.loc["codeswitch", "shared_types"] > anchors.loc["joint", "shared_types"]

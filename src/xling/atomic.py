@@ -11,18 +11,29 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+# mkstemp/mkdtemp create owner-only files; outputs get the usual permissions (umask) instead.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 @contextlib.contextmanager
 def atomic_open(
     path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"
 ) -> Iterator[IO]:
-    """Open a temporary file next to ``path``; on success it replaces ``path`` in one rename."""
+    """Open a temporary file next to ``path``; on success it replaces ``path`` in one rename.
+
+    Text modes write ``\n`` line ends; on any exception the temporary file is deleted.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.fchmod(fd, 0o666 & ~_UMASK)
     os.close(fd)
     try:
-        with open(tmp, mode, encoding=None if "b" in mode else encoding) as handle:
+        text = "b" not in mode
+        with open(
+            tmp, mode, encoding=encoding if text else None, newline="\n" if text else None
+        ) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -48,6 +59,7 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent))
+    os.chmod(tmp, 0o777 & ~_UMASK)
     try:
         yield tmp
         if path.exists():

@@ -121,6 +121,21 @@ def _check_variants(config: dict) -> None:
             )
 
 
+def _check_selection(config: dict) -> None:
+    for key, configured in (("variants", config["variants"]), ("tasks", config["tasks"])):
+        for name in config.get("select", {}).get(key, []):
+            if name not in configured:
+                raise ConfigError(
+                    f"config key 'select.{key}': {name!r} is not configured under '{key}' "
+                    f"(configured: {', '.join(configured)})"
+                )
+
+
+def selected(config: Mapping[str, Any], key: str) -> list[str]:
+    """The variants or tasks to build: config ``select.<key>`` or every configured one."""
+    return list(config.get("select", {}).get(key) or config[key])
+
+
 def _check_task_datasets(config: dict) -> None:
     for task, settings in config.get("tasks", {}).items():
         for pair in settings.get("datasets", {}).get("pairs", {}):
@@ -156,6 +171,7 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     _check_toyworld(config)
     _check_variants(config)
     _check_task_datasets(config)
+    _check_selection(config)
     return config
 
 

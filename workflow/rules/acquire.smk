@@ -102,3 +102,62 @@ else:
             segmenter=lambda wc: config["languages"][wc.lang]["segmenter"],
         script:
             "../scripts/import_ner.py"
+
+    rule download_commoncrawl:
+        output:
+            f"{R}/raw/commoncrawl/{{lang}}.txt.xz",
+        log:
+            f"{R}/logs/acquire/download_commoncrawl_{{lang}}.log",
+        localrule: True
+        retries: 2
+        conda:
+            f"{ENVS}/text.yaml"
+        params:
+            source=lambda wc: {"url": config["data"]["commoncrawl"]["url"].format(lang=wc.lang)},
+        script:
+            "../scripts/download.py"
+
+    rule sample_commoncrawl:
+        # Wu §4.1: a random subset of Common Crawl of the same size as the language's Wikipedia.
+        input:
+            commoncrawl=f"{R}/raw/commoncrawl/{{lang}}.txt.xz",
+            wikipedia=f"{R}/data/corpus/wiki/{{lang}}.txt",
+        output:
+            f"{R}/data/corpus/cc/{{lang}}.txt",
+        log:
+            f"{R}/logs/acquire/sample_commoncrawl_{{lang}}.log",
+        conda:
+            f"{ENVS}/text.yaml"
+        params:
+            seed=config["seed"],
+        script:
+            "../scripts/sample_commoncrawl.py"
+
+    rule download_muse:
+        # MUSE dictionaries are already in the contract's format: download straight into R/data.
+        output:
+            f"{R}/data/muse/{{src}}-{{tgt}}.{{split}}.txt",
+        log:
+            f"{R}/logs/acquire/download_muse_{{src}}-{{tgt}}_{{split}}.log",
+        localrule: True
+        retries: 2
+        conda:
+            f"{ENVS}/text.yaml"
+        params:
+            source=lambda wc: {"url": muse_url(wc.src, wc.tgt, wc.split)},
+        script:
+            "../scripts/download.py"
+
+    rule import_ud:
+        input:
+            f"{R}/raw/unpacked/{config['data']['ud']['download']}",
+        output:
+            [f"{R}/data/ud/{{dataset}}/{{lang}}/{split}.conllu" for split in ("train", "dev", "test")],
+        log:
+            f"{R}/logs/acquire/import_ud_{{dataset}}_{{lang}}.log",
+        conda:
+            f"{ENVS}/torch.yaml"
+        params:
+            treebank=lambda wc: config["data"]["ud"]["treebanks"][wc.lang],
+        script:
+            "../scripts/import_ud.py"

@@ -3,13 +3,13 @@
 
 import os
 
-from xling.config import pair_languages, task_dataset
+from xling.config import pair_languages, selected, task_dataset
 from xling.finetune.grid import grid_points, hp_id
 
 R = f"results/{config['study']}"
 PAIRS = list(config["pairs"])
-VARIANTS = list(config["variants"])
-TASKS = list(config.get("tasks", {}))
+VARIANTS = selected(config, "variants")
+TASKS = selected(config, "tasks")
 LANGUAGES = sorted(config["languages"])
 PAIR_LANGUAGES = sorted({lang for pair in PAIRS for lang in pair_languages(pair)})
 ENVS = f"{workflow.basedir}/envs"
@@ -70,21 +70,28 @@ def vocab_inputs(wildcards):
     """Tokenized train/valid/test files of both languages, with the domains of the wildcard."""
     source_domain, target_domain = wildcards.domains.split("-")
     source, target = pair_languages(wildcards.pair)
-    return {
+    files = {
         f"{lang}_{split}": f"{R}/preprocess/{domain}/{lang}.{split}.txt"
         for domain, lang in ((source_domain, source), (target_domain, target))
         for split in ("train", "valid", "test")
     }
+    if wildcards.scheme == "codeswitch":
+        # Extra anchors come from the pair's bilingual dictionary (MUSE format, train split).
+        files["dictionary"] = f"{R}/data/muse/{source}-{target}.train.txt"
+    return files
 
 
 def needed_vocabularies():
-    return sorted(
-        {
-            vocab_dir(pair, config["variants"][v]["domains"], config["variants"][v]["vocab"])
-            for pair in PAIRS
-            for v in VARIANTS
-        }
-    )
+    """What the variants train on, and every configured scheme of every pair on Wikipedia."""
+    of_variants = {
+        vocab_dir(pair, config["variants"][v]["domains"], config["variants"][v]["vocab"])
+        for pair in PAIRS
+        for v in VARIANTS
+    }
+    every_scheme = {
+        vocab_dir(pair, "wiki-wiki", scheme) for pair in PAIRS for scheme in config["vocab"]["schemes"]
+    }
+    return sorted(of_variants | every_scheme)
 
 
 def model_dir(pair, variant):
@@ -99,10 +106,19 @@ def task_grid(task):
 
 def task_files(task, pair, lang, splits):
     """Data files of ``task`` for one language of a pair, by split (contracts, section 1)."""
+    if task == "xnli":
+        # XNLI-1.0 holds dev/test of every language in one file; the train set is English only.
+        files = {"dev": f"{R}/data/xnli/xnli.dev.tsv", "test": f"{R}/data/xnli/xnli.test.tsv"}
+        if "train" in splits and lang != "en":
+            raise ValueError(f"XNLI has English training data only; {pair} trains on {lang}")
+        files["train"] = f"{R}/data/xnli/multinli.train.en.tsv"
+        return {split: files[split] for split in splits}
     dataset = task_dataset(config, task, pair, lang)
     if task == "ner":
         return {split: f"{R}/data/ner/{dataset}/{lang}/{split}.txt" for split in splits}
-    raise ValueError(f"task {task!r} has no data layout yet")
+    if task == "parsing":
+        return {split: f"{R}/data/ud/{dataset}/{lang}/{split}.conllu" for split in splits}
+    raise ValueError(f"task {task!r} has no data layout")
 
 
 def finetune_inputs(wildcards):
@@ -161,6 +177,12 @@ def toyworld_outputs():
     return output_paths(TOYWORLD_SPEC)
 
 
+def muse_url(src, tgt, split):
+    """MUSE's file of a pair: train = the 0-5000 dictionary, test = 5000-6500."""
+    span = {"train": "0-5000", "test": "5000-6500"}[split]
+    return config["data"]["muse"]["url"].format(src=src, tgt=tgt, span=span)
+
+
 def download_settings(resource):
     downloads = config["data"]["downloads"]
     if resource not in downloads:
@@ -210,6 +232,8 @@ def data_targets():
             source, target = pair_languages(pair)
             files += task_files(task, pair, source, ["train", "dev", "test"]).values()
             files += task_files(task, pair, target, ["test"]).values()
+    if "codeswitch" in config["vocab"]["schemes"]:
+        files += [f"{R}/data/muse/{pair}.train.txt" for pair in PAIRS]
     return sorted(set(files))
 
 
@@ -227,13 +251,18 @@ def pretrain_targets():
 
 
 def report_targets():
-    return [f"{R}/tables/table1.csv", f"{R}/tables/table1.md", f"{R}/figures/cka_layers.png"]
+    return [
+        f"{R}/tables/table1.csv",
+        f"{R}/tables/table1.md",
+        f"{R}/tables/anchors.csv",
+        f"{R}/figures/cka_layers.png",
+    ]
 
 
 STAGE_TARGETS = {
     "data": data_targets,
     "preprocess": preprocess_targets,
-    "vocab": needed_vocabularies,
+    "vocab": lambda: [*needed_vocabularies(), f"{R}/tables/anchors.csv"],
     "pretrain": pretrain_targets,
     "finetune": selected_scores,
     "analysis": cka_tables,

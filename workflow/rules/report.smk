@@ -34,3 +34,17 @@ rule figure_cka:
         study=config["study"],
     script:
         "../scripts/figure_cka.py"
+
+
+rule anchors:
+    # The measured "Anchors Pts" column of Table 1: shared vocabulary types per pair and scheme.
+    input:
+        needed_vocabularies(),
+    output:
+        f"{R}/tables/anchors.csv",
+    log:
+        f"{R}/logs/report/anchors.log",
+    conda:
+        f"{ENVS}/text.yaml"
+    script:
+        "../scripts/anchors.py"

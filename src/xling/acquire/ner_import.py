@@ -17,14 +17,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from xling.atomic import atomic_open
+from xling.finetune.readers import DataFormatError, read_ner
 
 TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
 MSRA_TYPES = {"NR": "PER", "NS": "LOC", "NT": "ORG", "PER": "PER", "LOC": "LOC", "ORG": "ORG"}
 Sentence = tuple[list[str], list[str]]
-
-
-class NERFormatError(ValueError):
-    pass
 
 
 def write_wikiann(path: str | Path, lang: str, sentences: Iterable[Sentence]) -> int:
@@ -39,32 +36,15 @@ def write_wikiann(path: str | Path, lang: str, sentences: Iterable[Sentence]) ->
 
 
 def read_wikiann(path: str | Path, lang: str) -> list[Sentence]:
-    """Parse and validate a WikiAnn file; the error names file, line and the expected form."""
-    sentences: list[Sentence] = []
-    words: list[str] = []
-    tags: list[str] = []
-    prefix = f"{lang}:"
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.rstrip("\n")
-            if not line.strip():
-                if words:
-                    sentences.append((words, tags))
-                    words, tags = [], []
-                continue
-            token, sep, tag = line.rpartition("\t")
-            if not sep or not token.startswith(prefix) or len(token) == len(prefix):
-                raise NERFormatError(
-                    f"{path}:{number}: expected '{prefix}<word><TAB><tag>', found {line!r}"
-                )
+    """Parse a WikiAnn file (the task reader's checks) and require the PER / LOC / ORG tag set."""
+    sentences = []
+    for sentence in read_ner(path, lang):
+        for index, tag in enumerate(sentence.tags):
             if tag not in TAGS:
-                raise NERFormatError(f"{path}:{number}: unknown tag {tag!r}; allowed: {TAGS}")
-            words.append(token[len(prefix) :])
-            tags.append(tag)
-    if words:
-        sentences.append((words, tags))
-    if not sentences:
-        raise NERFormatError(f"{path}: no sentences")
+                raise DataFormatError(
+                    path, sentence.line + index, f"unknown tag {tag!r}", f"allowed: {TAGS}"
+                )
+        sentences.append((sentence.words, sentence.tags))
     return sentences
 
 
@@ -101,8 +81,11 @@ def read_conll2003(path: str | Path) -> list[Sentence]:
             if fields[0] == "-DOCSTART-":
                 continue
             if len(fields) != 4 or not re.fullmatch(r"O|[BI]-(PER|LOC|ORG|MISC)", fields[3]):
-                raise NERFormatError(
-                    f"{path}:{number}: expected 'word POS chunk NER' (IOB tag), found {line!r}"
+                raise DataFormatError(
+                    path,
+                    number,
+                    f"found {line.strip()!r}",
+                    "expected 'word POS chunk NER' (IOB tag)",
                 )
             words.append(fields[0])
             raw_tags.append(fields[3])
@@ -124,14 +107,14 @@ def read_char_bio(path: str | Path) -> list[tuple[str, list[str]]]:
                     chars, tags = [], []
                 continue
             if len(fields) != 2 or len(fields[0]) != 1:
-                raise NERFormatError(
-                    f"{path}:{number}: expected '<one character> <tag>', found {line!r}"
+                raise DataFormatError(
+                    path, number, f"found {line.strip()!r}", "expected '<one character> <tag>'"
                 )
             tag = fields[1]
             if tag != "O":
                 match = re.fullmatch(r"([BIM])-(\w+)", tag)
                 if not match or match.group(2).upper() not in MSRA_TYPES:
-                    raise NERFormatError(f"{path}:{number}: unknown tag {tag!r}")
+                    raise DataFormatError(path, number, f"unknown tag {tag!r}")
                 tag = (
                     f"{'B' if match.group(1) == 'B' else 'I'}-{MSRA_TYPES[match.group(2).upper()]}"
                 )

@@ -7,38 +7,15 @@ XNLI-1.0 dev/test hold every language in one tsv; the same ``promptID`` (premise
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from xling.atomic import atomic_open
+from xling.finetune.readers import tsv_rows
 
+# The XNLI files are read by the fine-tuning stage's readers (one reader per format).
 XNLI_REQUIRED = ("language", "gold_label", "sentence1", "sentence2", "promptID", "pairID")
 XNLI_MT_HEADER = ("premise", "hypo", "label")
-
-
-def read_tsv(path: str | Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
-    """Rows of a header-first tsv as dicts, with their 1-based line numbers.
-
-    Plain tab splitting, no csv quoting: XNLI sentences contain quote characters that a csv reader
-    would treat as field delimiters.
-    """
-    with open(path, encoding="utf-8") as handle:
-        header = handle.readline().rstrip("\n").split("\t")
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise ValueError(
-                f"{path}:1: header lacks column(s) {missing}; found {header}. "
-                "Is this an XNLI file of the expected release?"
-            )
-        for number, line in enumerate(handle, start=2):
-            fields = line.rstrip("\n").split("\t")
-            if fields == [""]:
-                continue
-            if len(fields) != len(header):
-                raise ValueError(
-                    f"{path}:{number}: {len(fields)} tab-separated fields, header has {len(header)}"
-                )
-            yield number, dict(zip(header, fields, strict=True))
 
 
 def _find(root: Path, name: str) -> Path:
@@ -58,7 +35,7 @@ def import_xnli(
         ("multinli.train.en.tsv", train, Path(xnli_mt_dir), XNLI_MT_HEADER),
     ):
         source = _find(root, name)
-        for _ in read_tsv(source, required):  # validate every line before the copy
+        for _ in tsv_rows(source, required):  # validate every line before the copy
             pass
         with atomic_open(dest, "wb") as out, open(source, "rb") as handle:
             shutil.copyfileobj(handle, out)
@@ -73,7 +50,7 @@ def parallel_sentences(
     """
     by_lang: dict[str, dict[tuple, str]] = {lang: {} for lang in languages}
     for split, path in enumerate(tsv_paths):
-        for _, row in read_tsv(path, XNLI_REQUIRED):
+        for _, row in tsv_rows(path, XNLI_REQUIRED):
             lang = row["language"]
             if lang in by_lang:
                 by_lang[lang][(split, 0, row["promptID"])] = row["sentence1"]

@@ -261,7 +261,8 @@ def _nli_label(path: str | Path, number: int, value: str) -> str:
     return label
 
 
-def _tsv_rows(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+def tsv_rows(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    """Rows of a header-first tsv as dicts with their 1-based line numbers (no csv quoting)."""
     lines = _read_lines(path)
     if lines and lines[-1] == "":
         lines.pop()
@@ -285,7 +286,7 @@ def read_xnli(path: str | Path, lang: str) -> list[NliPair]:
     """Read the pairs of one language from an XNLI-1.0 dev/test tsv (all languages in one file)."""
     pairs = []
     columns = ("language", "gold_label", "sentence1", "sentence2")
-    for number, row in _tsv_rows(path, columns):
+    for number, row in tsv_rows(path, columns):
         if row["language"] != lang:
             continue
         label = _nli_label(path, number, row["gold_label"])
@@ -299,7 +300,7 @@ def read_xnli(path: str | Path, lang: str) -> list[NliPair]:
 def read_xnli_train(path: str | Path) -> list[NliPair]:
     """Read the XNLI-MT-1.0 training file (``premise<TAB>hypo<TAB>label``)."""
     pairs = []
-    for number, row in _tsv_rows(path, ("premise", "hypo", "label")):
+    for number, row in tsv_rows(path, ("premise", "hypo", "label")):
         label = _nli_label(path, number, row["label"])
         pairs.append(
             NliPair(row["premise"], row["hypo"], label, str(len(pairs)), number, str(path))

@@ -13,7 +13,7 @@ Public API:
 """
 
 from xling.preprocess.errors import EmptyCorpusError, InputFileError, SettingsError
-from xling.preprocess.fileio import atomic_output, count_lines, iter_lines
+from xling.preprocess.fileio import count_lines, iter_lines
 from xling.preprocess.normalize import remove_accents
 from xling.preprocess.pipeline import TextPipeline, pipeline_for_language, tokenize_file
 from xling.preprocess.segmenters import available_segmenters, register_segmenter
@@ -27,7 +27,6 @@ __all__ = [
     "SettingsError",
     "SplitSizes",
     "TextPipeline",
-    "atomic_output",
     "available_segmenters",
     "concatenate_files",
     "count_lines",

@@ -7,53 +7,14 @@ subword-nmt and for every stage that keeps files line-aligned.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import IO
 
 from xling.preprocess.errors import InputFileError
 
 StrPath = str | os.PathLike[str]
 
-# mkstemp creates files readable by the owner only; outputs get the usual permissions instead.
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
 _UTF8_FIX = "re-encode the file as UTF-8 (for example `iconv -f <encoding> -t utf-8`)"
-
-
-@contextlib.contextmanager
-def atomic_output(path: StrPath, mode: str = "w") -> Iterator[IO]:
-    """Open ``path`` for writing so that it appears complete or not at all.
-
-    Writes go to a temporary file in the same directory (so the final rename is atomic on the
-    same file system); on success it is flushed, synced and renamed over ``path``; on any
-    exception it is deleted. Parent directories are created. Mode ``"w"`` writes UTF-8 text with
-    ``\\n`` line ends, mode ``"wb"`` bytes.
-    """
-    path = Path(path)
-    if mode not in ("w", "wb"):
-        raise ValueError(f"atomic_output supports mode 'w' or 'wb', not {mode!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)
-        if mode == "w":
-            handle: IO = open(fd, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
-        else:
-            handle = open(fd, "wb")  # noqa: SIM115
-        with handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
 
 
 def decode_line(raw: bytes, path: StrPath, line_number: int) -> str:

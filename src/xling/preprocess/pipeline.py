@@ -10,8 +10,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import SettingsError
-from xling.preprocess.fileio import StrPath, atomic_output, iter_lines
+from xling.preprocess.fileio import StrPath, iter_lines
 from xling.preprocess.normalize import remove_accents as _remove_accents
 from xling.preprocess.segmenters import check_segmenter_name, get_segmenter
 
@@ -124,7 +125,7 @@ def tokenize_file(in_path: StrPath, out_path: StrPath, pipeline: TextPipeline) -
         InputFileError: a line is not valid UTF-8 (names the file and line).
     """
     count = 0
-    with atomic_output(out_path) as out:
+    with atomic_open(out_path) as out:
         for _, line in iter_lines(in_path):
             out.write(pipeline(line))
             out.write("\n")

@@ -11,8 +11,9 @@ import itertools
 import shutil
 from collections.abc import Sequence
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import EmptyCorpusError
-from xling.preprocess.fileio import StrPath, atomic_output, count_lines, decode_line
+from xling.preprocess.fileio import StrPath, count_lines, decode_line
 
 
 def shard_line_ranges(n_lines: int, n_shards: int) -> list[tuple[int, int]]:
@@ -43,7 +44,7 @@ def split_into_shards(in_path: StrPath, shard_paths: Sequence[StrPath]) -> list[
     with open(in_path, "rb") as source:
         line_number = 0
         for shard_path, (start, end) in zip(shard_paths, ranges, strict=True):
-            with atomic_output(shard_path, "wb") as shard:
+            with atomic_open(shard_path, "wb") as shard:
                 for _ in range(end - start):
                     raw = source.readline()
                     line_number += 1
@@ -59,7 +60,7 @@ def concatenate_files(in_paths: Sequence[StrPath], out_path: StrPath) -> None:
 
     A file whose last line lacks its ``\\n`` gets one, so lines never merge across files.
     """
-    with atomic_output(out_path, "wb") as out:
+    with atomic_open(out_path, "wb") as out:
         for path in in_paths:
             with open(path, "rb") as source:
                 shutil.copyfileobj(source, out, 1 << 22)

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import EmptyCorpusError, InputFileError
-from xling.preprocess.fileio import StrPath, atomic_output, iter_lines
+from xling.preprocess.fileio import StrPath, iter_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,9 +84,9 @@ def split_corpus(
 
     sizes = {"train": 0, "valid": 0, "test": 0}
     with (
-        atomic_output(train_path) as train,
-        atomic_output(valid_path) as valid,
-        atomic_output(test_path) as test,
+        atomic_open(train_path) as train,
+        atomic_open(valid_path) as valid,
+        atomic_open(test_path) as test,
     ):
         position = 0
         for path in paths:

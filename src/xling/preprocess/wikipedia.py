@@ -15,8 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import EmptyCorpusError, InputFileError
-from xling.preprocess.fileio import StrPath, atomic_output
+from xling.preprocess.fileio import StrPath
 
 
 def extract_wikipedia(
@@ -54,7 +55,7 @@ def extract_wikipedia(
     with (
         tempfile.TemporaryFile() as stderr,
         tempfile.TemporaryDirectory() as scratch,
-        atomic_output(out_path) as out,
+        atomic_open(out_path) as out,
     ):
         # The scratch working directory keeps any file wikiextractor may write out of the repo.
         with subprocess.Popen(

@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import InputFileError
-from xling.preprocess.fileio import StrPath, atomic_output
+from xling.preprocess.fileio import StrPath
 
 ANCHOR_COLUMNS = (
     "pair",
@@ -93,7 +94,7 @@ def anchor_table_rows(stats_paths: Sequence[StrPath]) -> list[dict[str, Any]]:
 def write_anchor_table(stats_paths: Sequence[StrPath], out_path: StrPath) -> list[dict[str, Any]]:
     """Write ``anchors.csv`` (columns :data:`ANCHOR_COLUMNS`) atomically; return its rows."""
     rows = anchor_table_rows(stats_paths)
-    with atomic_output(out_path) as out:
+    with atomic_open(out_path) as out:
         writer = csv.DictWriter(out, fieldnames=ANCHOR_COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)

@@ -16,7 +16,8 @@ from typing import IO
 
 import numpy as np
 
-from xling.preprocess.fileio import StrPath, atomic_output
+from xling.atomic import atomic_open
+from xling.preprocess.fileio import StrPath
 
 _HEADER_BYTES = 128
 _CHUNK_LINES = 20_000
@@ -56,7 +57,7 @@ class Int32NpyWriter:
 @contextlib.contextmanager
 def npy_int32_writer(path: StrPath) -> Iterator[Int32NpyWriter]:
     """Context manager: a writer whose file appears complete at ``path`` on success only."""
-    with atomic_output(path, "wb") as handle:
+    with atomic_open(path, "wb") as handle:
         writer = Int32NpyWriter(handle)
         yield writer
         writer.finish()

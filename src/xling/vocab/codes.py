@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import InputFileError
-from xling.preprocess.fileio import StrPath, atomic_output, iter_lines
+from xling.preprocess.fileio import StrPath, iter_lines
 
 CODES_HEADER = "#version: 0.2"
 END_OF_WORD = "</w>"
@@ -24,7 +25,7 @@ def write_codes(path: StrPath, merges: Sequence[Merge]) -> None:
     for index, (left, right) in enumerate(merges):
         if not left or not right or any(part.split() != [part] for part in (left, right)):
             raise ValueError(f"merge {index} ({left!r}, {right!r}) is empty or has whitespace")
-    with atomic_output(path) as out:
+    with atomic_open(path) as out:
         out.write(CODES_HEADER + "\n")
         for left, right in merges:
             out.write(f"{left} {right}\n")

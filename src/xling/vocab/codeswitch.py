@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import InputFileError, SettingsError
-from xling.preprocess.fileio import StrPath, atomic_output, iter_lines
+from xling.preprocess.fileio import StrPath, iter_lines
 
 _FORMAT_FIX = (
     "each line must be `source_word target_word` (MUSE format), optionally followed by a"
@@ -163,7 +164,7 @@ def codeswitch_file(
     max_share = 0.0
     block: list[list[str]] = []
     block_words = 0
-    with atomic_output(out_path) as out:
+    with atomic_open(out_path) as out:
 
         def flush() -> None:
             nonlocal max_share

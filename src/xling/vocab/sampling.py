@@ -16,7 +16,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from xling.preprocess.fileio import StrPath, atomic_output, count_lines
+from xling.atomic import atomic_open
+from xling.preprocess.fileio import StrPath, count_lines
 
 
 def language_seed(seed: int, lang: str) -> int:
@@ -42,7 +43,7 @@ def write_bpe_sample(
     sizes = {lang: count_lines(path) for lang, path in corpora.items()}
     wanted = min(sentences_per_language, max(sizes.values(), default=0))
     written = {}
-    with atomic_output(out_path, "wb") as out:
+    with atomic_open(out_path, "wb") as out:
         for lang, path in corpora.items():
             lines, times = _chosen_lines(sizes[lang], wanted, language_seed(seed, lang), upsample)
             written[lang] = int(times.sum())

@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import EmptyCorpusError, SettingsError
-from xling.preprocess.fileio import StrPath, atomic_output, iter_lines, iter_text
+from xling.preprocess.fileio import StrPath, iter_lines, iter_text
 from xling.preprocess.pipeline import TextPipeline
 from xling.vocab.anchors import anchor_statistics
 from xling.vocab.binarize import (
@@ -157,7 +158,7 @@ def build_vocabulary(
         "anchors": anchor_statistics(final_counts, len(SPECIAL_TOKENS)),
         "codeswitch": switched,
     }
-    with atomic_output(out / "stats.json") as handle:
+    with atomic_open(out / "stats.json") as handle:
         json.dump(stats, handle, indent=1, ensure_ascii=False)
         handle.write("\n")
     return stats

@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from xling.atomic import atomic_open
 from xling.preprocess.errors import InputFileError
-from xling.preprocess.fileio import StrPath, atomic_output
+from xling.preprocess.fileio import StrPath
 from xling.preprocess.pipeline import TextPipeline
 from xling.vocab.binarize import CachedWordIds
 from xling.vocab.bpe import BpeApplier, make_bpe_applier
@@ -182,9 +183,9 @@ class SubwordTokenizer:
         directory = Path(directory)
         for name, merges in self._codes.items():
             write_codes(directory / f"{name}.codes", merges)
-        with atomic_output(directory / VOCAB_FILE) as out:
+        with atomic_open(directory / VOCAB_FILE) as out:
             out.writelines(token + "\n" for token in self.vocab)
-        with atomic_output(directory / MANIFEST_FILE) as out:
+        with atomic_open(directory / MANIFEST_FILE) as out:
             json.dump(self._manifest(), out, ensure_ascii=False, indent=1)
             out.write("\n")
 

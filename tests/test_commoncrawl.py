@@ -1,0 +1,43 @@
+import lzma
+
+import pytest
+
+from xling.acquire.commoncrawl import sample_to_size, text_bytes
+
+
+@pytest.fixture
+def cc_file(tmp_path):
+    lines = []
+    for doc in range(200):
+        lines += [f"document {doc} sentence {i} with some words" for i in range(10)] + [""]
+    path = tmp_path / "fr.txt.xz"
+    with lzma.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    return path, [line for line in lines if line]
+
+
+def test_sample_matches_the_target_size_and_is_a_subset(cc_file, tmp_path):
+    path, lines = cc_file
+    total = text_bytes(path)
+    assert total == sum(len(line.encode()) + 1 for line in lines)  # lines with their newline
+    target = total // 4
+    out = tmp_path / "cc.txt"
+    written = sample_to_size(path, target, out, seed=3)
+    sampled = out.read_text().splitlines()
+    assert written == len(sampled)
+    assert set(sampled) <= set(lines)
+    size = sum(len(line.encode()) for line in sampled)
+    assert abs(size - target) < 0.15 * target
+    # seeded: the same subset again; another seed, another subset
+    again = tmp_path / "again.txt"
+    sample_to_size(path, target, again, seed=3)
+    assert again.read_text() == out.read_text()
+    other = tmp_path / "other.txt"
+    sample_to_size(path, target, other, seed=4)
+    assert other.read_text() != out.read_text()
+
+
+def test_small_source_is_kept_whole(cc_file, tmp_path):
+    path, lines = cc_file
+    out = tmp_path / "cc.txt"
+    assert sample_to_size(path, 10**9, out, seed=0) == len(lines)
