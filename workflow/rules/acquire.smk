@@ -108,8 +108,8 @@ else:
             f"{R}/raw/commoncrawl/{{lang}}.txt.xz",
         log:
             f"{R}/logs/acquire/download_commoncrawl_{{lang}}.log",
-        localrule: True
         retries: 2
+        localrule: True
         conda:
             f"{ENVS}/text.yaml"
         params:
@@ -139,8 +139,8 @@ else:
             f"{R}/data/muse/{{src}}-{{tgt}}.{{split}}.txt",
         log:
             f"{R}/logs/acquire/download_muse_{{src}}-{{tgt}}_{{split}}.log",
-        localrule: True
         retries: 2
+        localrule: True
         conda:
             f"{ENVS}/text.yaml"
         params:
@@ -152,7 +152,10 @@ else:
         input:
             f"{R}/raw/unpacked/{config['data']['ud']['download']}",
         output:
-            [f"{R}/data/ud/{{dataset}}/{{lang}}/{split}.conllu" for split in ("train", "dev", "test")],
+            [
+                f"{R}/data/ud/{{dataset}}/{{lang}}/{split}.conllu"
+                for split in ("train", "dev", "test")
+            ],
         log:
             f"{R}/logs/acquire/import_ud_{{dataset}}_{{lang}}.log",
         conda:

@@ -89,7 +89,9 @@ def needed_vocabularies():
         for v in VARIANTS
     }
     every_scheme = {
-        vocab_dir(pair, "wiki-wiki", scheme) for pair in PAIRS for scheme in config["vocab"]["schemes"]
+        vocab_dir(pair, "wiki-wiki", scheme)
+        for pair in PAIRS
+        for scheme in config["vocab"]["schemes"]
     }
     return sorted(of_variants | every_scheme)
 

@@ -1,4 +1,8 @@
-"""Adapter: pretrain one masked LM (pair x variant); resumes from its work directory."""
+"""Adapter: pretrain one masked LM (pair x variant); resumes from its work directory.
+
+One process trains in this one; with several GPUs (resources gpu, or nodes x gpus_per_node on a
+cluster) it starts ``python -m xling.pretrain`` under torchrun, as xling.cluster.launch decides.
+"""
 
 import _bootstrap
 
@@ -9,26 +13,52 @@ RESOURCE_KEYS = {"runtime_minutes"}
 def main(smk):
     from pathlib import Path
 
+    from xling.cluster import launch_from_resources
     from xling.pretrain import PretrainSettings, plot_curve, pretrain
 
+    launch = launch_from_resources(dict(smk.resources.items()))
     fields = {k: v for k, v in smk.params.pretrain.items() if k not in RESOURCE_KEYS}
+    threads = smk.threads if launch.in_process else max(smk.threads // launch.processes_per_node, 1)
     settings = PretrainSettings(
-        architecture=smk.params.model, seed=smk.params.seed, threads=smk.threads, **fields
+        architecture=smk.params.model, seed=smk.params.seed, threads=threads, **fields
     )
-    summary = pretrain(
-        smk.input[0],
-        smk.params.languages,
-        smk.output.model,
-        smk.params.work_dir,
-        smk.output.curve,
-        smk.output.summary,
-        settings,
-        tokenizer_dir=Path(smk.input[0]) / "tokenizer",
-    )
+    tokenizer_dir = Path(smk.input[0]) / "tokenizer"
+    if launch.in_process:
+        summary = pretrain(
+            smk.input[0],
+            smk.params.languages,
+            smk.output.model,
+            smk.params.work_dir,
+            smk.output.curve,
+            smk.output.summary,
+            settings,
+            tokenizer_dir=tokenizer_dir,
+        )
+    else:
+        summary = run_distributed(smk, launch, settings, tokenizer_dir)
     plot_curve(
         smk.output.curve, smk.output.figure, title=f"{smk.wildcards.pair} {smk.wildcards.variant}"
     )
     print({k: summary[k] for k in sorted(summary) if not isinstance(summary[k], dict | list)})
+
+
+def run_distributed(smk, launch, settings, tokenizer_dir):
+    """torchrun (through srun on several nodes); its output goes to the rule's log."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from xling.cluster import run_torchrun
+
+    module_args = [
+        "--data-dir", smk.input[0], "--languages", *smk.params.languages,
+        "--out-model", smk.output.model, "--work-dir", smk.params.work_dir,
+        "--curve", smk.output.curve, "--summary", smk.output.summary,
+        "--tokenizer-dir", str(tokenizer_dir), "--settings-json", json.dumps(settings.to_dict()),
+    ]  # fmt: skip
+    cpus = smk.resources.get("cpus_per_task") or smk.threads
+    run_torchrun(launch, module_args, cpus_per_node=cpus, output=sys.stdout)
+    return json.loads(Path(smk.output.summary).read_text(encoding="utf-8"))
 
 
 _bootstrap.run(main, snakemake)

@@ -1,0 +1,294 @@
+"""The workflow on a real SLURM cluster: a single-node cluster from Debian packages runs the demo
+slice (tests/config/cluster.yaml) through the SLURM profile; the pretraining job is cancelled with
+scancel once it has checkpointed, Snakemake resubmits it, and it resumes. The results must equal a
+local run's. Needs root and Debian's package registry; XLING_NO_SLURM=1 skips it (a machine that
+cannot run SLURM), anything else that stops the cluster from starting fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.cluster import local_slurm
+from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
+from tests.cluster.profile import fitted_profile, gpu_rules, load_profile, write_profile
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+CONFIGS = [str(REPO / "config/demo.yaml"), str(REPO / "tests/config/cluster.yaml")]
+TARGETS = ["results/demo/tables/table1.md", "results/demo/figures/cka_layers.png"]
+PRETRAIN = Path("results/demo/pretrain/en-fr/default")
+PRETRAIN_LOG = Path("results/demo/logs/pretrain/en-fr_default.log")
+RUN_TIMEOUT = 1200  # seconds; the slice takes about three minutes on two quiet cores
+FAKE_GPUS = 2
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if os.environ.get(SKIP_VARIABLE) == "1":
+        pytest.skip(f"{SKIP_VARIABLE}=1: this machine cannot run a SLURM cluster")
+    profile = load_profile()
+    partitions = [profile["default-resources"]["slurm_partition"]]
+    for resources in profile["set-resources"].values():
+        if resources.get("slurm_partition") not in (None, *partitions):
+            partitions.append(resources["slurm_partition"])
+    local = LocalSlurm(partitions, fake_gpus=FAKE_GPUS)
+    try:
+        local.start()
+        yield local
+    finally:
+        started = dict(local.started)
+        local.stop()
+        for name, pid in started.items():
+            assert not local_slurm.pid_running(pid, name), f"{name} (pid {pid}) still runs"
+
+
+# --------------------------------------------------------------------------- watching SLURM
+@dataclass
+class SlurmJobs:
+    """The jobs SLURM reports for one working directory while a run goes on (scontrol keeps
+    finished jobs for MinJobAge = 300 s, so polling every moment misses none)."""
+
+    workdir: Path
+    seen: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def poll(self) -> None:
+        listing = subprocess.run(
+            ["scontrol", "show", "job", "-o"], capture_output=True, text=True, check=False
+        )
+        for line in listing.stdout.splitlines():
+            fields = dict(re.findall(r"([A-Za-z/:]+)=(\S*)", line))
+            if "JobId" in fields and fields.get("WorkDir") == str(self.workdir):
+                self.seen[fields["JobId"]] = fields
+
+    def of_rule(self, rule: str) -> list[dict[str, str]]:
+        pattern = re.compile(rf"rule_{rule}(_wildcards_|$)")
+        jobs = [job for job in self.seen.values() if pattern.match(job.get("Comment", ""))]
+        return sorted(jobs, key=lambda job: int(job["JobId"]))
+
+
+@dataclass
+class Run:
+    workdir: Path
+    returncode: int
+    output: str
+    jobs: SlurmJobs
+    cancelled: dict[str, str] | None = None
+    checkpoint_before_cancel: int = 0
+
+
+def snakemake(profile_dir: Path, workdir: Path, configs=CONFIGS, targets=TARGETS) -> list[str]:
+    return [
+        SNAKEMAKE, "--profile", str(profile_dir), "--directory", str(workdir),
+        "--snakefile", str(REPO / "Snakefile"), "--configfile", *configs, "--", *targets,
+    ]  # fmt: skip
+
+
+def last_checkpoint_step(log: Path) -> int:
+    steps = re.findall(r"^checkpoint step (\d+) ", log.read_text(), re.MULTILINE)
+    return int(steps[-1]) if steps else 0
+
+
+def run_on_cluster(command: list[str], workdir: Path, cancel_pretraining: bool) -> Run:
+    """Run Snakemake; optionally scancel the pretraining job as soon as it has checkpointed."""
+    jobs = SlurmJobs(workdir)
+    output = workdir / "snakemake.out"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    with open(output, "w") as out:
+        process = subprocess.Popen(
+            command, cwd=workdir, stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+        run = Run(workdir, -1, "", jobs)
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while process.poll() is None:
+            jobs.poll()
+            if cancel_pretraining and run.cancelled is None:
+                running = [j for j in jobs.of_rule("pretrain_model") if j["JobState"] == "RUNNING"]
+                if running and (workdir / PRETRAIN / ".work/checkpoint.pt").exists():
+                    run.checkpoint_before_cancel = last_checkpoint_step(workdir / PRETRAIN_LOG)
+                    subprocess.run(["scancel", running[0]["JobId"]], check=True)
+                    run.cancelled = running[0]
+            if time.monotonic() > deadline:
+                process.send_signal(signal.SIGINT)  # Snakemake cancels its SLURM jobs
+                process.wait(timeout=120)
+                break
+            time.sleep(0.2)
+        jobs.poll()
+    run.returncode = process.returncode
+    run.output = output.read_text()
+    return run
+
+
+@pytest.fixture(scope="module")
+def profile_dir(tmp_path_factory):
+    profile = fitted_profile(fake_gpus=1)
+    return write_profile(profile, tmp_path_factory.mktemp("profile"))
+
+
+@pytest.fixture(scope="module")
+def cluster_run(cluster, profile_dir, tmp_path_factory) -> Run:
+    workdir = tmp_path_factory.mktemp("cluster")
+    run = run_on_cluster(snakemake(profile_dir, workdir), workdir, cancel_pretraining=True)
+    assert run.returncode == 0, run.output[-6000:]
+    return run
+
+
+@pytest.fixture(scope="module")
+def local_run(cluster_run, profile_dir, tmp_path_factory) -> Path:
+    """The same slice without SLURM, with the threads the cluster jobs had."""
+    workdir = tmp_path_factory.mktemp("local")
+    max_threads = load_yaml(profile_dir / "config.yaml")["max-threads"]
+    command = [
+        SNAKEMAKE, "--cores", "2", "--max-threads", str(max_threads), "--directory", str(workdir),
+        "--snakefile", str(REPO / "Snakefile"), "--configfile", *CONFIGS, "--", *TARGETS,
+    ]  # fmt: skip
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return workdir
+
+
+def load_yaml(path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(path.read_text())
+
+
+def time_limit_minutes(job: dict[str, str]) -> int:
+    """SLURM's TimeLimit, [days-]hours:minutes:seconds, in minutes."""
+    days, _, clock = job["TimeLimit"].rpartition("-")
+    hours, minutes, _ = (int(part) for part in clock.split(":"))
+    return int(days or 0) * 1440 + hours * 60 + minutes
+
+
+def planned_jobs(output: str) -> dict[str, int]:
+    """Snakemake's own "Job stats" table: rule -> number of jobs."""
+    table = output.split("Job stats:", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^(\w+)\s+(\d+)$", table, re.MULTILINE)
+    return {rule: int(count) for rule, count in rows if rule != "total"}
+
+
+# --------------------------------------------------------------------------- the tests
+def test_every_job_went_through_sbatch(cluster_run):
+    planned = planned_jobs(cluster_run.output)
+    assert planned, "no job stats in Snakemake's output"
+    submitted = re.findall(r"has been submitted with SLURM jobid (\d+)", cluster_run.output)
+    assert len(submitted) == sum(planned.values()) + 1  # + the resubmitted pretraining job
+    for rule, count in planned.items():
+        jobs = cluster_run.jobs.of_rule(rule)
+        retried = 1 if rule == "pretrain_model" else 0
+        assert len(jobs) == count + retried, f"{rule}: SLURM saw {len(jobs)} jobs, not {count}"
+        states = {job["JobState"] for job in jobs}
+        assert states == ({"COMPLETED", "CANCELLED"} if retried else {"COMPLETED"}), rule
+
+
+def test_gpu_rules_get_a_gpu_on_the_gpu_partition_and_cpu_rules_none(cluster_run):
+    profile = load_profile()
+    needs_gpu = gpu_rules(profile)
+    assert {"pretrain_model", "finetune_run", "cka"} <= needs_gpu
+    for job in cluster_run.jobs.seen.values():
+        rule = re.match(r"rule_(\w+?)(_wildcards_|$)", job["Comment"]).group(1)
+        resources = profile["set-resources"].get(rule, {})
+        partition = resources.get(
+            "slurm_partition", profile["default-resources"]["slurm_partition"]
+        )
+        assert job["Partition"] == partition, rule
+        if rule in needs_gpu:
+            assert job.get("TresPerJob") == "gres:gpu:1", (rule, job.get("TresPerJob"))
+        else:
+            assert "gpu" not in job.get("TresPerJob", "") + job["TRES"], rule
+
+
+def test_a_cancelled_pretraining_job_is_resubmitted_and_resumes(cluster_run):
+    assert cluster_run.cancelled is not None, (
+        "the pretraining job finished before the test could cancel it: give it more steps in "
+        "tests/config/cluster.yaml"
+    )
+    first, second = cluster_run.jobs.of_rule("pretrain_model")
+    assert first["JobId"] == cluster_run.cancelled["JobId"] and first["JobState"] == "CANCELLED"
+    assert second["JobState"] == "COMPLETED"
+    # Snakemake gave the retry more time (the rule's runtime grows with the attempt) ...
+    assert time_limit_minutes(second) > time_limit_minutes(first)
+    # ... and the retry's log (Snakemake starts it afresh) says where training resumed.
+    log = (cluster_run.workdir / PRETRAIN_LOG).read_text()
+    resumed = re.search(r"^resumed from \S+ at step (\d+)", log, re.MULTILINE)
+    assert resumed, log[:3000]
+    assert int(resumed.group(1)) >= max(cluster_run.checkpoint_before_cancel, 1)
+    # complete outputs, and the resumable state is gone
+    summary = json.loads((cluster_run.workdir / PRETRAIN / "summary.json").read_text())
+    settings = load_yaml(REPO / "tests/config/cluster.yaml")["pretrain"]
+    assert summary["steps"] == settings["total_steps"]
+    model = cluster_run.workdir / PRETRAIN / "model"
+    assert (model / "config.json").is_file() and (model / "model.safetensors").is_file()
+    assert not (cluster_run.workdir / PRETRAIN / ".work").exists()
+    table = pd.read_csv(cluster_run.workdir / "results/demo/tables/table1.csv")
+    assert 0 <= table.set_index("variant").loc["default", "ner_fr"] <= 100
+
+
+# Outputs that hold wall-clock times or log lines; everything else must be byte-identical.
+TIMED = {"curve.csv": ["elapsed_s"], "summary.json": ["seconds"]}
+
+
+def comparable(path: Path):
+    if path.name == "curve.csv":
+        return pd.read_csv(path).drop(columns=TIMED["curve.csv"]).to_csv(index=False)
+    if path.name == "summary.json":
+        summary = json.loads(path.read_text())
+        return {k: v for k, v in summary.items() if k not in TIMED["summary.json"]}
+    return path.read_bytes()
+
+
+def test_results_equal_a_local_run(cluster_run, local_run):
+    ours, theirs = cluster_run.workdir / "results", local_run / "results"
+    files = {p.relative_to(ours) for p in ours.rglob("*") if p.is_file()}
+    assert files == {p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file()}
+    compared = [f for f in sorted(files) if f.parts[1] != "logs"]  # demo/logs/...
+    assert any(f.name == "model.safetensors" for f in compared)
+    different = [str(f) for f in compared if comparable(ours / f) != comparable(theirs / f)]
+    assert not different, f"cluster and local runs differ in {different}"
+
+
+def test_pretraining_on_two_processes_through_srun(cluster, cluster_run, tmp_path):
+    """The multi-node launch (mpi: srun, gpus_per_node) on the one test node: srun starts torchrun,
+    whose two processes meet at a c10d rendezvous and train together."""
+    profile = fitted_profile(fake_gpus=FAKE_GPUS)
+    pretrain = profile["set-resources"]["pretrain_model"]
+    pretrain.pop("gpu")
+    pretrain.update(
+        nodes=1, tasks=2, mpi="srun", cpus_per_task=1, gpus_per_node=FAKE_GPUS,
+        slurm_extra=f"--gpus-per-node={FAKE_GPUS} --ntasks-per-node=2",
+    )  # fmt: skip
+    profile["retries"] = 0
+    workdir = tmp_path / "work"
+    vocab = "results/demo/vocab"
+    (workdir / vocab).parent.mkdir(parents=True)
+    subprocess.run(["cp", "-a", str(cluster_run.workdir / vocab), str(workdir / vocab)], check=True)
+    shorter = tmp_path / "shorter.yaml"
+    shorter.write_text("pretrain: {total_steps: 60, eval_interval: 30}\n")
+    command = snakemake(
+        write_profile(profile, tmp_path / "profile"),
+        workdir,
+        configs=[*CONFIGS, str(shorter)],
+        targets=[str(PRETRAIN / "model")],
+    )
+    run = run_on_cluster(command, workdir, cancel_pretraining=False)
+    assert run.returncode == 0, run.output[-6000:]
+    (job,) = run.jobs.of_rule("pretrain_model")
+    assert job["JobState"] == "COMPLETED" and job["NumTasks"] == "2"
+    log = (workdir / PRETRAIN_LOG).read_text()
+    assert "2 processes: srun --nodes=1" in log and "--rdzv-backend c10d" in log
+    summary = json.loads((workdir / PRETRAIN / "summary.json").read_text())
+    assert summary["world_size"] == 2 and summary["steps"] == 60

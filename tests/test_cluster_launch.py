@@ -1,0 +1,112 @@
+"""How a pretraining job starts its processes, from its cluster resources (xling.cluster.launch)."""
+
+import json
+import os
+
+import pytest
+
+from tests.cluster.profile import load_profile
+from xling.cluster import Launch, launch_from_resources, run_torchrun, torchrun_command
+from xling.cluster.launch import PORT_BASE, PORT_SPAN, rendezvous_port
+from xling.pretrain import PretrainSettings
+from xling.pretrain.synthetic import write_synthetic_vocab_dir
+
+TWO_NODES = {
+    "nodes": 2,
+    "tasks": 2,
+    "mpi": "srun",
+    "gpus_per_node": 4,
+    "slurm_extra": "--gpus-per-node=4 --ntasks-per-node=1",
+}
+
+
+@pytest.mark.parametrize("resources", [{}, {"gpu": 1}, {"gpu": 0, "nodes": 1}, {"runtime": 60}])
+def test_one_gpu_or_none_trains_in_the_jobs_own_process(resources):
+    launch = launch_from_resources(resources)
+    assert launch.in_process and launch.world_size == 1
+
+
+def test_gpus_on_one_node_start_one_process_each():
+    launch = launch_from_resources({"gpu": 8, "nodes": 1})
+    assert (launch.nodes, launch.processes_per_node, launch.launcher) == (1, 8, None)
+    assert not launch.in_process
+
+
+def test_two_nodes_start_through_srun():
+    launch = launch_from_resources(TWO_NODES)
+    assert (launch.nodes, launch.processes_per_node, launch.launcher) == (2, 4, "srun")
+    assert launch.world_size == 8
+
+
+def test_the_paper_profile_pretrains_on_eight_gpus_as_the_paper():
+    resources = load_profile()["set-resources"]["pretrain_model"]
+    assert launch_from_resources(resources).world_size == 8  # Wu et al. 3.1: 8 GPUs
+
+
+@pytest.mark.parametrize(
+    ("resources", "message"),
+    [
+        ({"nodes": 2, "gpu": 8}, "needs the resources mpi"),
+        ({**TWO_NODES, "gpus_per_node": 2}, "gpus_per_node=2 but slurm_extra"),
+        ({"gpu": -1}, "whole number >= 0"),
+        ({"gpu": "eight"}, "whole number >= 0"),
+    ],
+)
+def test_inconsistent_resources_are_refused_with_the_fix(resources, message):
+    with pytest.raises(ValueError, match=message) as error:
+        launch_from_resources(resources)
+    assert "slurm/config.yaml" in str(error.value)
+
+
+def test_standalone_command_runs_the_module_under_torchrun():
+    command = torchrun_command(Launch(1, 4), ["--data-dir", "d"], python="py")
+    assert command[:3] == ["py", "-m", "torch.distributed.run"]
+    assert "--standalone" in command and "srun" not in command
+    assert command[command.index("--nproc-per-node") + 1] == "4"
+    assert command[-4:] == ["-m", "xling.pretrain", "--data-dir", "d"]
+
+
+def test_srun_command_starts_one_torchrun_per_node_that_meet_on_the_first():
+    launch = launch_from_resources(TWO_NODES)
+    command = torchrun_command(
+        launch, ["--x"], python="py", rendezvous_host="node7", job_id="1234", cpus_per_node=16
+    )
+    step = command[: command.index("py")]
+    assert step[0] == "srun"
+    assert {"--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--cpus-per-task=16"} <= set(step)
+    assert command[command.index("--nnodes") + 1] == "2"
+    assert command[command.index("--nproc-per-node") + 1] == "4"
+    assert command[command.index("--rdzv-endpoint") + 1] == f"node7:{rendezvous_port('1234')}"
+    assert command[command.index("--rdzv-id") + 1] == "1234"
+
+
+def test_rendezvous_port_is_fixed_per_job_and_in_range():
+    ports = {rendezvous_port(str(job)) for job in range(1000, 1100)}
+    assert len(ports) == 100 and all(PORT_BASE <= p < PORT_BASE + PORT_SPAN for p in ports)
+    assert rendezvous_port("77") == rendezvous_port("77") and rendezvous_port(None) == PORT_BASE
+
+
+@pytest.mark.slow
+def test_two_processes_train_together_and_a_failure_is_raised(tmp_path):
+    write_synthetic_vocab_dir(
+        tmp_path / "vocab", sentences={"train": 200, "valid": 40}, anchors=10, vocabulary_scale=0.2
+    )
+    settings = PretrainSettings(
+        architecture={"dim": 16, "layers": 1, "heads": 2, "ffn_dim": 32, "max_positions": 16},
+        seq_len=16, batch_size=4, warmup_steps=2, total_steps=6, eval_interval=3,
+        dev_tokens=256, log_interval=3, threads=1,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    module_args = [
+        "--data-dir", str(tmp_path / "vocab"), "--languages", "en", "fr",
+        "--out-model", str(out / "model"), "--work-dir", str(out / ".work"),
+        "--curve", str(out / "curve.csv"), "--summary", str(out / "summary.json"),
+        "--settings-json", json.dumps(settings.to_dict()), "--device", "cpu",
+    ]  # fmt: skip
+    with open(tmp_path / "output.txt", "w") as output:
+        run_torchrun(Launch(1, 2), module_args, output=output)
+    text = (tmp_path / "output.txt").read_text()
+    assert text.startswith("2 processes: ") and "--standalone" in text.splitlines()[0]
+    assert json.loads((out / "summary.json").read_text())["world_size"] == 2
+    with pytest.raises(RuntimeError, match="exited with status"), open(os.devnull, "w") as sink:
+        run_torchrun(Launch(1, 2), ["--data-dir", str(tmp_path / "missing")], output=sink)

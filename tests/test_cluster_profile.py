@@ -1,0 +1,104 @@
+"""The SLURM profile (slurm/config.yaml) without a cluster: Snakemake finds it from the repository
+root, a dry run prints the plan even without conda, it names only real rules, and an edited script
+does not rerun finished jobs."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cluster.profile import load_profile
+from tests.cluster.rules import workflow_rules
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def test_the_profile_names_only_rules_of_the_workflow():
+    profile = load_profile()
+    rules = workflow_rules()
+    named = set(profile["set-resources"]) | set(profile["set-threads"])
+    assert named - set(rules) == set(), "set-resources / set-threads name unknown rules"
+
+
+@pytest.mark.parametrize(
+    ("argv", "conda_here", "uses_conda"),
+    [
+        (["all"], False, True),  # a real run without conda fails in Snakemake, loudly
+        (["-n", "all"], False, False),
+        (["-np", "results/paper/tables/table1.md"], False, False),
+        (["--dry-run", "all"], False, False),
+        (["-n", "all"], True, True),
+    ],
+)
+def test_envs_are_used_except_in_a_dry_run_without_conda(
+    argv, conda_here, uses_conda, tmp_path, monkeypatch
+):
+    if conda_here:
+        (tmp_path / "conda").write_text("#!/bin/sh\n")
+        (tmp_path / "conda").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}/usr/bin:/bin")
+    monkeypatch.setattr(sys, "argv", ["snakemake", "--profile", "slurm", *argv])
+    deployment = load_profile().get("software-deployment-method")
+    assert deployment == ("conda" if uses_conda else None)
+
+
+def dry_run(*targets: str) -> str:
+    """``snakemake --profile slurm -n TARGETS`` from the repository root, as a user types it."""
+    command = [SNAKEMAKE, "--profile", "slurm", "-n", "--quiet", "rules", "--", *targets]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Using profile slurm" in done.stdout + done.stderr
+    return done.stdout
+
+
+def test_a_dry_run_from_the_repository_root_prints_the_plan():
+    plan = dry_run("all")
+    for rule in ("pretrain_model", "finetune_run", "cka", "table1", "figure_cka"):
+        assert f"\n{rule} " in plan, rule
+
+
+def test_a_tables_path_plans_that_table_alone():
+    plan = dry_run("results/paper/tables/table1.md")
+    assert "\ntable1 " in plan and "\npretrain_model " in plan
+    assert "\ncka " not in plan and "\nfigure_cka " not in plan
+
+
+def test_an_edited_script_does_not_rerun_finished_jobs(tmp_path):
+    """With the profile's rerun triggers; Snakemake's default ones would rerun the job."""
+    (tmp_path / "Snakefile").write_text(
+        textwrap.dedent(
+            """
+            rule grid_point:
+                output: "metrics.json"
+                script: "train.py"
+            """
+        )
+    )
+    script = tmp_path / "train.py"
+    script.write_text("open(snakemake.output[0], 'w').write('{}')\n")
+    run = [
+        SNAKEMAKE,
+        "--cores",
+        "1",
+        "--directory",
+        str(tmp_path),
+        "-s",
+        str(tmp_path / "Snakefile"),
+    ]
+    subprocess.run(run, capture_output=True, check=True, timeout=300)
+    time.sleep(1.1)  # a later mtime, as an edit gives
+    script.write_text(script.read_text() + "# a comment\n")
+    triggers = load_profile()["rerun-triggers"]
+
+    def would_rerun(*options: str) -> bool:
+        done = subprocess.run([*run, "-n", *options], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return "grid_point" in done.stdout.split("Job stats", 1)[-1]
+
+    assert would_rerun(), "Snakemake's default triggers no longer see a script change"
+    assert not would_rerun("--rerun-triggers", *triggers)

@@ -1,0 +1,132 @@
+"""Per-rule conda envs (envs/*.yaml), checked without conda (no channel is reachable here): every
+module a rule's script imports, directly or through src/xling, is provided by the rule's env; every
+package is pinned, within pyproject's ranges; the GPU rules get a CUDA build of torch."""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from tests.cluster.imports import SCRIPTS, distributions_of, normalize, third_party_uses
+from tests.cluster.profile import gpu_rules, load_profile
+from tests.cluster.rules import workflow_rules
+
+REPO = Path(__file__).resolve().parents[1]
+ENV_FILES = sorted((REPO / "envs").glob("*.yaml"))
+# conda-forge names of packages whose PyPI (import metadata) names differ.
+CONDA_TO_PYPI = {"pytorch": "torch"}
+CONDA_ONLY = {"python", "pip", "cuda-version"}
+
+
+def read_env(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def pinned_packages(path: Path) -> dict[str, tuple[str, str]]:
+    """Normalized package name -> (installer, version) of every dependency of an env file."""
+    packages = {}
+    for dep in read_env(path)["dependencies"]:
+        if isinstance(dep, dict):
+            for line in dep.get("pip", []):
+                if line.startswith("-"):
+                    continue  # an option such as --extra-index-url
+                name, _, version = line.partition("==")
+                packages[normalize(name)] = ("pip", version)
+        else:
+            name, version = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*=?=?\s*(\S*)", dep).groups()
+            packages[normalize(CONDA_TO_PYPI.get(name, name))] = ("conda", version)
+    return packages
+
+
+def pip_options(path: Path) -> list[str]:
+    return [
+        line
+        for dep in read_env(path)["dependencies"]
+        if isinstance(dep, dict)
+        for line in dep.get("pip", [])
+        if line.startswith("-")
+    ]
+
+
+@pytest.fixture(scope="module")
+def script_rules():
+    return {name: rule for name, rule in workflow_rules().items() if rule.script is not None}
+
+
+def test_every_rule_that_runs_code_has_an_env_file_of_envs(script_rules):
+    assert script_rules, "no rule with a script found"
+    for rule in workflow_rules().values():
+        if rule.runs_something:
+            assert rule.env is not None, f"rule {rule.name} has no conda env"
+            assert rule.env.parent == REPO / "envs" and rule.env.is_file(), (rule.name, rule.env)
+
+
+def test_each_scripts_imports_are_provided_by_its_rules_env(script_rules):
+    missing = []
+    for rule in script_rules.values():
+        provided = set(pinned_packages(rule.env))
+        for use in sorted(third_party_uses(rule.script), key=lambda u: (u.module, u.where)):
+            candidates = distributions_of(use.module)
+            if not candidates:
+                missing.append(f"{use.where}: no installed package provides {use.module!r}")
+            elif not candidates & provided:
+                missing.append(
+                    f"rule {rule.name} (env {rule.env.name}): {use.where} imports {use.module!r}; "
+                    f"add {' or '.join(sorted(candidates))} to envs/{rule.env.name}"
+                )
+    assert not missing, "\n".join(sorted(set(missing)))
+
+
+def test_the_import_scan_follows_xling_and_the_script_helpers():
+    # The adapter imports no torch itself: it comes through xling.pretrain and xling.cluster.
+    uses = third_party_uses(SCRIPTS / "pretrain.py")
+    modules = {use.module for use in uses}
+    assert {"torch", "numpy"} <= modules
+    assert any(use.where.startswith("src/xling/pretrain/") for use in uses)
+    assert "snakemake" not in modules and "xling" not in modules and "json" not in modules
+
+
+@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+def test_env_files_pin_every_package_on_conda_forge(path):
+    env = read_env(path)
+    assert "conda-forge" in env["channels"] and "nodefaults" in env["channels"], path.name
+    assert "defaults" not in env["channels"], f"{path.name}: the defaults channel needs a licence"
+    for name, (installer, version) in pinned_packages(path).items():
+        assert re.fullmatch(r"[0-9][0-9A-Za-z.+*]*", version), (
+            f"{path.name}: {name} is not pinned to a version ({installer})"
+        )
+
+
+@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+def test_env_pins_lie_within_the_projects_dependency_ranges(path):
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    block = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
+    ranges = {
+        normalize(req.name): req.specifier
+        for req in map(Requirement, re.findall(r'"([^"]+)"', block))
+    }
+    for name, (installer, version) in pinned_packages(path).items():
+        if name in ranges and installer == "pip":
+            assert Version(version) in ranges[name], (
+                f"{path.name}: {name}=={version} not in {ranges[name]}"
+            )
+
+
+def test_gpu_rules_get_a_cuda_build_of_torch():
+    rules = workflow_rules()
+    for name in sorted(gpu_rules(load_profile())):
+        assert name in rules, f"slurm/config.yaml gives GPUs to {name}, which is no rule"
+        env = rules[name].env
+        packages = pinned_packages(env)
+        assert "torch" in packages, f"rule {name} has GPUs but envs/{env.name} has no torch"
+        installer, version = packages["torch"]
+        # On Linux x86_64 PyPI's torch wheels are the CUDA builds; the CPU ones are "+cpu" wheels
+        # from PyTorch's own /cpu index. A conda-forge pytorch must name a cuda build string.
+        if installer == "pip":
+            assert "+cpu" not in version and not re.search(r"/cpu\b", " ".join(pip_options(env)))
+        else:
+            dep = next(d for d in read_env(env)["dependencies"] if str(d).startswith("pytorch"))
+            assert "cuda" in dep, f"envs/{env.name}: pin a cuda build, e.g. pytorch =X=cuda*"
