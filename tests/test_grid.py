@@ -1,5 +1,4 @@
-from xling.finetune.grid import grid_points, hp_id, parse_hp_id
-from xling.grid import grid_id
+from xling.finetune.grid import grid_id, grid_points, hp_id, parse_hp_id
 
 
 def test_ids_are_readable_and_round_trip():

@@ -9,9 +9,8 @@ from xml.sax.saxutils import escape
 
 import pytest
 
+from xling.errors import EmptyCorpusError, InputFileError
 from xling.preprocess import (
-    EmptyCorpusError,
-    InputFileError,
     TextPipeline,
     concatenate_files,
     extract_wikipedia,

@@ -7,9 +7,8 @@ import unicodedata
 import pytest
 from sacremoses import MosesPunctNormalizer
 
+from xling.errors import InputFileError, SettingsError
 from xling.preprocess import (
-    InputFileError,
-    SettingsError,
     TextPipeline,
     available_segmenters,
     pipeline_for_language,

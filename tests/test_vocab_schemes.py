@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from xling.preprocess import EmptyCorpusError, InputFileError, SettingsError, TextPipeline
+from xling.errors import EmptyCorpusError, InputFileError, SettingsError
+from xling.preprocess import TextPipeline
 from xling.preprocess.synthetic import synthetic_sentences
 from xling.vocab import (
     SPECIAL_TOKENS,

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from xling.preprocess import InputFileError, TextPipeline
+from xling.errors import InputFileError
+from xling.preprocess import TextPipeline
 from xling.vocab import SPECIAL_TOKENS, LanguageSetup, SubwordTokenizer
 
 MERGES = [("a", "b"), ("ab", "c</w>"), ("д", "а</w>")]

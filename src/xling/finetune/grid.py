@@ -1,6 +1,7 @@
 """Hyperparameter grids as lists of grid points with stable ids usable in file paths.
 
-Kept free of torch so that the Snakefile can expand grids in milliseconds.
+The one id scheme of the workflow. Kept free of torch so that the Snakefile can expand grids in
+milliseconds (every cluster job parses it again).
 
 Paper grids (Wu, Conneau et al. 2020, section 3.2)::
 
@@ -15,9 +16,8 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 
-from xling.grid import SHORT_NAMES, grid_id
-
-# SHORT_NAMES gives the order of the parts of an id and their short names.
+# The order of the parts of an id and their short names (short names keep the paths readable).
+SHORT_NAMES = {"batch_size": "bs", "lr": "lr", "encoder_lr": "elr", "classifier_lr": "clr"}
 LONG_NAMES = {short: long for long, short in SHORT_NAMES.items()}
 INTEGER_KEYS = frozenset({"batch_size"})
 TASK_HP_KEYS = {
@@ -76,11 +76,22 @@ def grid_points(task: str, grid: Mapping[str, Sequence[object]]) -> list[dict[st
     return points
 
 
+def format_value(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return format(value, "g")
+
+
+def grid_id(point: Mapping[str, object]) -> str:
+    """``{"batch_size": 16, "lr": 5e-05}`` -> ``"bs16_lr5e-05"`` (keys in the given order; keys
+    without a short name are used as they are)."""
+    return "_".join(f"{SHORT_NAMES.get(k, k)}{format_value(v)}" for k, v in point.items())
+
+
 def hp_id(hp: Mapping[str, int | float]) -> str:
     """A readable, path-safe id: ``bs16_lr5e-05``, ``bs4_elr1.25e-06_clr5e-06``.
 
-    Formatting is :func:`xling.grid.grid_id`'s (one id scheme in the whole workflow), with the keys
-    in a fixed order whatever the order of ``hp``.
+    Formatting is :func:`grid_id`'s, with the keys in a fixed order whatever the order of ``hp``.
     """
     unknown = set(hp) - set(SHORT_NAMES)
     if unknown:

@@ -9,11 +9,11 @@ Public API:
 * :func:`split_into_shards`, :func:`concatenate_files`, :func:`shard_line_ranges`: scatter/gather.
 * :func:`extract_wikipedia`: MediaWiki dump -> one paragraph a line, with wikiextractor.
 * :func:`register_segmenter`, :func:`available_segmenters`: the segmenter registry.
-* :class:`InputFileError`, :class:`EmptyCorpusError`, :class:`SettingsError`: errors.
+
+Errors (:class:`xling.errors.InputFileError`, ...) and line-oriented file reading
+(:mod:`xling.fileio`) are shared by every stage and live at package level.
 """
 
-from xling.preprocess.errors import EmptyCorpusError, InputFileError, SettingsError
-from xling.preprocess.fileio import count_lines, iter_lines
 from xling.preprocess.normalize import remove_accents
 from xling.preprocess.pipeline import TextPipeline, pipeline_for_language, tokenize_file
 from xling.preprocess.segmenters import available_segmenters, register_segmenter
@@ -22,16 +22,11 @@ from xling.preprocess.split import SplitSizes, split_corpus
 from xling.preprocess.wikipedia import extract_wikipedia
 
 __all__ = [
-    "EmptyCorpusError",
-    "InputFileError",
-    "SettingsError",
     "SplitSizes",
     "TextPipeline",
     "available_segmenters",
     "concatenate_files",
-    "count_lines",
     "extract_wikipedia",
-    "iter_lines",
     "pipeline_for_language",
     "register_segmenter",
     "remove_accents",

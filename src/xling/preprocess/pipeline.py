@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import SettingsError
-from xling.preprocess.fileio import StrPath, iter_lines
+from xling.errors import SettingsError
+from xling.fileio import StrPath, iter_lines
 from xling.preprocess.normalize import remove_accents as _remove_accents
 from xling.preprocess.segmenters import check_segmenter_name, get_segmenter
 

@@ -22,7 +22,7 @@ import logging
 import re
 from collections.abc import Callable
 
-from xling.preprocess.errors import SettingsError
+from xling.errors import SettingsError
 
 Segmenter = Callable[[str], list[str]]
 SegmenterFactory = Callable[[str], Segmenter]

@@ -12,8 +12,8 @@ import shutil
 from collections.abc import Sequence
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import EmptyCorpusError
-from xling.preprocess.fileio import StrPath, count_lines, decode_line
+from xling.errors import EmptyCorpusError
+from xling.fileio import StrPath, count_lines, decode_line
 
 
 def shard_line_ranges(n_lines: int, n_shards: int) -> list[tuple[int, int]]:

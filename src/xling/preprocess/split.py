@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import EmptyCorpusError, InputFileError
-from xling.preprocess.fileio import StrPath, iter_lines
+from xling.errors import EmptyCorpusError, InputFileError
+from xling.fileio import StrPath, iter_lines
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import EmptyCorpusError, InputFileError
-from xling.preprocess.fileio import StrPath
+from xling.errors import EmptyCorpusError, InputFileError
+from xling.fileio import StrPath
 
 
 def extract_wikipedia(

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import InputFileError
-from xling.preprocess.fileio import StrPath
+from xling.errors import InputFileError
+from xling.fileio import StrPath
 
 ANCHOR_COLUMNS = (
     "pair",

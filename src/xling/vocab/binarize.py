@@ -17,7 +17,7 @@ from typing import IO
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.fileio import StrPath
+from xling.fileio import StrPath
 
 _HEADER_BYTES = 128
 _CHUNK_LINES = 20_000

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import InputFileError
-from xling.preprocess.fileio import StrPath, iter_lines
+from xling.errors import InputFileError
+from xling.fileio import StrPath, iter_lines
 
 CODES_HEADER = "#version: 0.2"
 END_OF_WORD = "</w>"

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import InputFileError, SettingsError
-from xling.preprocess.fileio import StrPath, iter_lines
+from xling.errors import InputFileError, SettingsError
+from xling.fileio import StrPath, iter_lines
 
 _FORMAT_FIX = (
     "each line must be `source_word target_word` (MUSE format), optionally followed by a"

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.fileio import StrPath, count_lines
+from xling.fileio import StrPath, count_lines
 
 
 def language_seed(seed: int, lang: str) -> int:

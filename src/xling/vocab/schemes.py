@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import EmptyCorpusError, SettingsError
-from xling.preprocess.fileio import StrPath, iter_lines, iter_text
+from xling.errors import EmptyCorpusError, SettingsError
+from xling.fileio import StrPath, iter_lines, iter_text
 from xling.preprocess.pipeline import TextPipeline
 from xling.vocab.anchors import anchor_statistics
 from xling.vocab.binarize import (

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.preprocess.errors import InputFileError
-from xling.preprocess.fileio import StrPath
+from xling.errors import InputFileError
+from xling.fileio import StrPath
 from xling.preprocess.pipeline import TextPipeline
 from xling.vocab.binarize import CachedWordIds
 from xling.vocab.bpe import BpeApplier, make_bpe_applier

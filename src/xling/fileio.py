@@ -1,8 +1,9 @@
-"""Line-oriented file reading with precise errors, and atomic writing.
+"""Line-oriented file reading with precise errors, shared by every stage.
 
 A "line" in this project ends at ``\\n`` only (never at a lone ``\\r``, ``\\x85`` or ``\\u2028``, as
 Python's universal newlines would), so that line *i* of a file is line *i* for ``wc -l``, for
-subword-nmt and for every stage that keeps files line-aligned.
+subword-nmt and for every stage that keeps files line-aligned. Atomic writing is
+:mod:`xling.atomic`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from xling.preprocess.errors import InputFileError
+from xling.errors import InputFileError
 
 StrPath = str | os.PathLike[str]
 
