@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 ## make demo: the whole demo study (toy world, CPU) -> results/demo/
 demo: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) --configfile config/demo.yaml all
+	$(BIN)/snakemake all --cores $(CORES) --configfile config/demo.yaml
 
 ## make test: lint, formatting, unit tests, DAG tests, the reduced demo end to end
 test: $(STAMP)

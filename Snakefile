@@ -1,7 +1,8 @@
 """Reproduction of Wu, Conneau et al. (2020) and Muller et al. (2021), end to end.
 
-    snakemake --cores 2 --configfile config/demo.yaml all     # the demo study (toy world, CPU)
-    snakemake --profile slurm all                             # the paper study on a SLURM cluster
+    snakemake --cores 2 --configfile config/demo.yaml          # the demo study (toy world, CPU)
+    snakemake data --cores 2 --configfile config/demo.yaml     # one stage of it (targets below)
+    snakemake --profile slurm all                              # the paper study on a SLURM cluster
 
 Every output lands under results/<study>/ (config key `study`). Keep this file's top level cheap:
 every cluster job parses it again.
@@ -25,10 +26,6 @@ if not workflow.overwrite_configfiles:
     configfile: f"{workflow.basedir}/config/config.yaml"
 
 
-# `snakemake --configfile config/demo.yaml data` passes the target `data` as a config file (the
-# option takes every following word); the files ./all, ./data, ... name the stage they stand for.
-CLI_TARGETS = sorted(config.pop("_cli_targets", {}))
-
 config.update(xconfig.validate(config, Path(workflow.basedir) / "config" / "schema.yaml"))
 
 
@@ -42,44 +39,45 @@ include: "workflow/rules/analysis.smk"
 include: "workflow/rules/report.smk"
 
 
-# Targets: `all` (the default) and one per stage, so that a user can run a single stage. They live
-# here because Snakemake ignores a default target set inside an included file.
+# Targets: `all` (the default: every table and figure) and one per stage, so that a user can run a
+# single stage by naming it. They live here because Snakemake ignores a default target set inside
+# an included file.
 rule all:
     default_target: True
     input:
-        requested_targets(CLI_TARGETS),
+        report_targets(),
 
 
 rule data:
     input:
-        STAGE_TARGETS["data"](),
+        data_targets(),
 
 
 rule preprocess:
     input:
-        STAGE_TARGETS["preprocess"](),
+        preprocess_targets(),
 
 
 rule vocab:
     input:
-        STAGE_TARGETS["vocab"](),
+        vocab_targets(),
 
 
 rule pretrain:
     input:
-        STAGE_TARGETS["pretrain"](),
+        pretrain_targets(),
 
 
 rule finetune:
     input:
-        STAGE_TARGETS["finetune"](),
+        selected_scores(),
 
 
 rule analysis:
     input:
-        STAGE_TARGETS["analysis"](),
+        cka_tables(),
 
 
 rule report:
     input:
-        STAGE_TARGETS["report"](),
+        report_targets(),

@@ -108,12 +108,6 @@ def test_each_stage_is_a_target_that_stops_at_its_stage(repo, tmp_path, stage):
     assert not later & set(counts), f"target {stage} pulls in {later & set(counts)}"
 
 
-def test_configfile_word_after_option_selects_the_stage(repo, tmp_path):
-    # `snakemake --configfile config/demo.yaml vocab` hands `vocab` over as a config file.
-    counts = plan([repo / "config/demo.yaml", repo / "vocab"], tmp_path, targets=())
-    assert "build_vocab" in counts and "pretrain_model" not in counts
-
-
 def test_one_pair_reduces_every_per_pair_stage(repo, tmp_path):
     counts = plan([repo / "config/demo.yaml"], tmp_path, config={"pairs": ["en-fr"]})
     assert counts["pretrain_model"] == len(load(repo, "demo.yaml")["variants"])

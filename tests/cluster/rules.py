@@ -46,7 +46,10 @@ def workflow_rules() -> dict[str, RuleInfo]:
                     raise AssertionError(f"rule {rule.name}: a conda env chosen by a function")
                 rules[rule.name] = RuleInfo(
                     name=rule.name,
-                    env=Path(rule.conda_env) if rule.conda_env else None,
+                    # relative to the rule's file, as Snakemake resolves it
+                    env=(Path(rule.snakefile).parent / str(rule.conda_env)).resolve()
+                    if rule.conda_env
+                    else None,
                     script=(Path(rule.snakefile).parent / rule.script).resolve()
                     if rule.script
                     else None,

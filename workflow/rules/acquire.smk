@@ -10,10 +10,10 @@ if config["data"]["source"] == "toyworld":
         log:
             f"{R}/logs/acquire/toyworld.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
             spec=TOYWORLD_SPEC,
-            out_dir=common_output_dir,
+            out_dir=get_output_dir,
         script:
             "../scripts/toyworld.py"
 
@@ -27,9 +27,9 @@ else:
         retries: 2
         localrule: True
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
-            source=lambda wc: download_settings(wc.resource),
+            source=get_download_settings,
         script:
             "../scripts/download.py"
 
@@ -41,19 +41,19 @@ else:
         log:
             f"{R}/logs/acquire/unpack_{{resource}}.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         script:
             "../scripts/unpack.py"
 
     rule extract_wikipedia:
         input:
-            lambda wc: f"{R}/raw/downloads/{config['data']['wikipedia'][wc.lang]}",
+            get_wikipedia_dump,
         output:
             f"{R}/data/corpus/wiki/{{lang}}.txt",
         log:
             f"{R}/logs/acquire/extract_wikipedia_{{lang}}.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         threads: 4
         script:
             "../scripts/extract_wikipedia.py"
@@ -69,7 +69,7 @@ else:
         log:
             f"{R}/logs/acquire/import_xnli.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         script:
             "../scripts/import_xnli.py"
 
@@ -82,7 +82,7 @@ else:
         log:
             f"{R}/logs/acquire/xnli_parallel.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
             languages=PARALLEL_LANGUAGES,
         script:
@@ -96,10 +96,10 @@ else:
         log:
             f"{R}/logs/acquire/import_ner_{{dataset}}_{{lang}}.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
             manual_dir=config["data"]["manual_dir"],
-            segmenter=lambda wc: config["languages"][wc.lang]["segmenter"],
+            segmenter=get_segmenter,
         script:
             "../scripts/import_ner.py"
 
@@ -111,9 +111,9 @@ else:
         retries: 2
         localrule: True
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
-            source=lambda wc: {"url": config["data"]["commoncrawl"]["url"].format(lang=wc.lang)},
+            source=get_commoncrawl_source,
         script:
             "../scripts/download.py"
 
@@ -127,7 +127,7 @@ else:
         log:
             f"{R}/logs/acquire/sample_commoncrawl_{{lang}}.log",
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
             seed=config["seed"],
         script:
@@ -142,9 +142,9 @@ else:
         retries: 2
         localrule: True
         conda:
-            f"{ENVS}/text.yaml"
+            "../../envs/text.yaml"
         params:
-            source=lambda wc: {"url": muse_url(wc.src, wc.tgt, wc.split)},
+            source=get_muse_source,
         script:
             "../scripts/download.py"
 
@@ -159,8 +159,8 @@ else:
         log:
             f"{R}/logs/acquire/import_ud_{{dataset}}_{{lang}}.log",
         conda:
-            f"{ENVS}/torch.yaml"
+            "../../envs/torch.yaml"
         params:
-            treebank=lambda wc: config["data"]["ud"]["treebanks"][wc.lang],
+            treebank=get_ud_treebank,
         script:
             "../scripts/import_ud.py"

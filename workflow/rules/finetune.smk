@@ -4,34 +4,34 @@
 
 rule finetune_run:
     input:
-        unpack(finetune_inputs),
+        unpack(get_finetune_inputs),
     output:
         metrics=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/metrics.json",
     log:
         f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_{{hp}}.log",
     conda:
-        f"{ENVS}/torch.yaml"
+        "../../envs/torch.yaml"
     threads: 1
     params:
-        hp=lambda wc: task_grid(wc.task)[wc.hp],
-        settings=lambda wc: config["tasks"][wc.task],
-        languages=lambda wc: list(pair_languages(wc.pair)),
+        hp=get_hp,
+        settings=get_task_settings,
+        languages=get_pair_languages,
         seed=config["seed"],
-        work_dir=lambda wc: f"{R}/finetune/{wc.pair}/{wc.variant}/{wc.task}/{wc.hp}/.work",
+        work_dir=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/.work",
     script:
         "../scripts/finetune.py"
 
 
 rule select_finetune:
     input:
-        lambda wc: finetune_metrics(wc.pair, wc.variant, wc.task),
+        get_finetune_metrics,
     output:
         f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/selected.json",
     log:
         f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_select.log",
     conda:
-        f"{ENVS}/torch.yaml"
+        "../../envs/torch.yaml"
     params:
-        best_k=lambda wc: config["tasks"][wc.task]["best_k"],
+        best_k=get_best_k,
     script:
         "../scripts/select_finetune.py"

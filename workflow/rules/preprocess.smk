@@ -15,7 +15,7 @@ rule shard_corpus:
     log:
         f"{R}/logs/preprocess/shard_{{domain}}_{{lang}}.log",
     conda:
-        f"{ENVS}/text.yaml"
+        "../../envs/text.yaml"
     script:
         "../scripts/shard_corpus.py"
 
@@ -28,9 +28,9 @@ rule tokenize_shard:
     log:
         f"{R}/logs/preprocess/tokenize_{{domain}}_{{lang}}_{{shard}}.log",
     conda:
-        f"{ENVS}/text.yaml"
+        "../../envs/text.yaml"
     params:
-        pipeline=lambda wc: text_pipeline_settings(wc.lang),
+        pipeline=get_text_pipeline,
     script:
         "../scripts/tokenize.py"
 
@@ -45,7 +45,7 @@ rule split_corpus:
     log:
         f"{R}/logs/preprocess/split_{{domain}}_{{lang}}.log",
     conda:
-        f"{ENVS}/text.yaml"
+        "../../envs/text.yaml"
     params:
         valid_sentences=config["preprocess"]["valid_sentences"],
         test_sentences=config["preprocess"]["test_sentences"],
@@ -62,8 +62,8 @@ rule tokenize_parallel:
     log:
         f"{R}/logs/preprocess/tokenize_parallel_{{lang}}.log",
     conda:
-        f"{ENVS}/text.yaml"
+        "../../envs/text.yaml"
     params:
-        pipeline=lambda wc: text_pipeline_settings(wc.lang),
+        pipeline=get_text_pipeline,
     script:
         "../scripts/tokenize.py"

@@ -5,7 +5,7 @@
 
 rule pretrain_model:
     input:
-        vocab_dir_of_variant,
+        get_variant_vocab_dir,
     output:
         model=directory(f"{R}/pretrain/{{pair}}/{{variant}}/model"),
         curve=f"{R}/pretrain/{{pair}}/{{variant}}/curve.csv",
@@ -14,15 +14,15 @@ rule pretrain_model:
     log:
         f"{R}/logs/pretrain/{{pair}}_{{variant}}.log",
     conda:
-        f"{ENVS}/torch.yaml"
+        "../../envs/torch.yaml"
     threads: 2
     resources:
-        runtime=lambda wc, attempt: config["pretrain"]["runtime_minutes"] * attempt,
+        runtime=get_pretrain_runtime,
     params:
-        languages=lambda wc: list(pair_languages(wc.pair)),
-        model=lambda wc: model_settings(wc.variant),
+        languages=get_pair_languages,
+        model=get_model_settings,
         pretrain=config["pretrain"],
         seed=config["seed"],
-        work_dir=lambda wc: f"{R}/pretrain/{wc.pair}/{wc.variant}/.work",
+        work_dir=f"{R}/pretrain/{{pair}}/{{variant}}/.work",
     script:
         "../scripts/pretrain.py"

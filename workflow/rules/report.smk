@@ -10,8 +10,10 @@ rule table1:
     log:
         f"{R}/logs/report/table1.log",
     conda:
-        f"{ENVS}/report.yaml"
+        "../../envs/report.yaml"
     params:
+        # what each input file holds, in input order: the scripts never parse paths
+        cells=table1_cells(),
         pairs=PAIRS,
         variants=config["variants"],
         tasks=TASKS,
@@ -29,8 +31,9 @@ rule figure_cka:
     log:
         f"{R}/logs/report/figure_cka.log",
     conda:
-        f"{ENVS}/report.yaml"
+        "../../envs/report.yaml"
     params:
+        models=cka_models(),
         study=config["study"],
     script:
         "../scripts/figure_cka.py"
@@ -45,6 +48,6 @@ rule anchors:
     log:
         f"{R}/logs/report/anchors.log",
     conda:
-        f"{ENVS}/text.yaml"
+        "../../envs/text.yaml"
     script:
         "../scripts/anchors.py"

@@ -4,21 +4,19 @@
 
 rule build_vocab:
     input:
-        unpack(vocab_inputs),
+        unpack(get_vocab_inputs),
     output:
         directory(f"{R}/vocab/{{pair}}/{{domains}}/{{scheme}}"),
     log:
         f"{R}/logs/vocab/{{pair}}_{{domains}}_{{scheme}}.log",
     conda:
-        f"{ENVS}/text.yaml"
+        "../../envs/text.yaml"
     threads: 2
     params:
-        scheme_settings=lambda wc: config["vocab"]["schemes"][wc.scheme],
+        scheme_settings=get_scheme_settings,
         backend=config["vocab"]["backend"],
         bpe_sentences_per_language=config["vocab"]["bpe_sentences_per_language"],
-        pipelines=lambda wc: {
-            lang: text_pipeline_settings(lang) for lang in pair_languages(wc.pair)
-        },
+        pipelines=get_pair_pipelines,
         seed=config["seed"],
     script:
         "../scripts/build_vocab.py"

@@ -6,14 +6,12 @@ from xling.report.figures import plot_cka_layers
 
 
 def main(smk):
-    from pathlib import Path
-
     import pandas as pd
 
-    tables = {}
-    for path in smk.input:
-        path = Path(path)
-        tables[(path.parent.name, path.stem)] = pd.read_csv(path)
+    tables = {
+        tuple(model): pd.read_csv(path)
+        for path, model in zip(smk.input, smk.params.models, strict=True)
+    }
     plot_cka_layers(tables, smk.output[0])
 
 

@@ -11,12 +11,9 @@ def main(smk):
     from pathlib import Path
 
     scores = {}
-    for path in smk.input:
-        # R/finetune/{pair}/{variant}/{task}/selected.json
-        task_dir = Path(path).parent
-        task, variant, pair = task_dir.name, task_dir.parent.name, task_dir.parent.parent.name
-        target = pair.split("-")[1]
-        scores[(variant, pair, task)] = json.loads(Path(path).read_text())["test"][target]
+    for path, cell in zip(smk.input, smk.params.cells, strict=True):
+        selected = json.loads(Path(path).read_text())
+        scores[(cell["variant"], cell["pair"], cell["task"])] = selected["test"][cell["target"]]
     table = build_table1(smk.params.variants, smk.params.schemes, smk.params.pairs, scores)
     with atomic_open(smk.output.csv) as out:
         to_csv_frame(table).to_csv(out, index=False)

@@ -199,8 +199,9 @@ class MLMEncoder(nn.Module):
     def mlm_logits(self, hidden: torch.Tensor, lang: str) -> torch.Tensor:
         """Scores over the vocabulary for hidden states of shape (..., dim), tied to the embeddings.
 
-        Called on the selected positions only: computing the softmax everywhere costs more than the
-        whole encoder at small width (reference/cpu-baselines.md, 3a).
+        Called on the selected positions only: with an 8k vocabulary at width 64-128, scoring every
+        position costs more than the whole encoder; scoring only the ~15% masked positions made a
+        training step 2.4x (width 128) to 4-6x (width 64) faster on 2 CPU cores.
         """
         embeddings = self.embeddings_for(lang)
         logits = F.linear(hidden, embeddings.tokens.weight, embeddings.output_bias)
