@@ -5,6 +5,16 @@ import copy
 import pytest
 
 from xling import config as xconfig
+from xling.papers.wu2020 import TABLE1_ROWS
+
+# A row that is not the paper's (the README's example).
+NEW_ROW = {
+    "domains": "wiki-wiki",
+    "vocab": "joint",
+    "sep_embeddings": False,
+    "sep_layers": 2,
+    "label": "Sep L1-2",
+}
 
 
 @pytest.fixture(params=["config/demo.yaml", "config/config.yaml"])
@@ -35,9 +45,9 @@ def test_unknown_language_in_pairs_names_pairs_and_known_languages(shipped, repo
 
 def test_enum_error_lists_allowed_values(shipped, repo):
     bad = copy.deepcopy(shipped)
-    bad["variants"]["default"]["domains"] = "wiki"
+    bad["variants"]["sep_l1_2"] = dict(NEW_ROW, domains="wiki")
     message = _error(bad, repo)
-    assert "variants.default.domains" in message and "'wiki-cc'" in message
+    assert "variants.sep_l1_2.domains" in message and "'wiki-cc'" in message
 
 
 def test_unknown_key_is_reported_with_known_keys(shipped, repo):
@@ -49,8 +59,54 @@ def test_unknown_key_is_reported_with_known_keys(shipped, repo):
 
 def test_variant_with_unconfigured_scheme(shipped, repo):
     bad = copy.deepcopy(shipped)
-    bad["variants"]["extra"] = dict(bad["variants"]["default"], vocab="nonexistent")
+    bad["variants"]["extra"] = dict(NEW_ROW, vocab="nonexistent")
     assert "variants.extra.vocab" in _error(bad, repo)
+
+
+def test_shipped_configs_train_exactly_the_papers_ten_rows(shipped, repo):
+    validated = xconfig.validate(shipped, repo / "config/schema.yaml")
+    assert validated["variants"] == {name: row.settings() for name, row in TABLE1_ROWS.items()}
+    assert list(validated["variants"]) == list(TABLE1_ROWS)
+
+
+def test_paper_expands_to_the_papers_row(shipped, repo):
+    config = copy.deepcopy(shipped)
+    config["variants"] = {"sep_emb_l1_3": "paper"}
+    config["analysis"]["cka"]["variants"] = []
+    config.pop("select", None)
+    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    assert validated["variants"] == {
+        "sep_emb_l1_3": {
+            "domains": "wiki-wiki",
+            "vocab": "per_language",
+            "sep_embeddings": True,
+            "sep_layers": 3,
+        }
+    }
+
+
+def test_full_mapping_under_a_paper_name_must_be_the_papers_row(shipped, repo):
+    config = copy.deepcopy(shipped)
+    config["variants"]["sep_l1_3"] = dict(TABLE1_ROWS["sep_l1_3"].settings(), label="Ours")
+    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    assert validated["variants"]["sep_l1_3"]["label"] == "Ours"  # a label only renames the row
+    config["variants"]["sep_l1_3"]["sep_layers"] = 2
+    message = _error(config, repo)
+    assert "variants.sep_l1_3.sep_layers" in message
+    assert "sep_layers=3" in message  # the paper's value
+    assert "'sep_l1_3: paper'" in message and "another name" in message
+
+
+def test_new_row_is_a_full_mapping(shipped, repo):
+    config = copy.deepcopy(shipped)
+    config["variants"]["sep_l1_2"] = NEW_ROW
+    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    assert validated["variants"]["sep_l1_2"] == NEW_ROW
+    config["variants"]["sep_l1_2"] = "paper"
+    message = _error(config, repo)
+    assert "variants.sep_l1_2" in message and "sep_l1_3" in message  # lists the paper's rows
+    config["variants"]["sep_l1_2"] = "papers"
+    assert "variants.sep_l1_2" in _error(config, repo)
 
 
 def test_pair_with_itself_and_duplicates(shipped, repo):

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from tests.dag import plan
+from xling import config as xconfig
 
 
 def grid_size(grid):
@@ -16,7 +17,8 @@ def grid_size(grid):
 
 
 def load(repo, name):
-    return yaml.safe_load((repo / "config" / name).read_text())
+    """The config as the workflow sees it: validated, its `paper` rows expanded."""
+    return xconfig.load(repo / "config" / name, repo / "config" / "schema.yaml")
 
 
 def expected_counts(config):

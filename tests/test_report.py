@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
+from xling.papers.wu2020 import TABLE1_ROWS, TABLE1_SCORES
 from xling.report.figures import plot_cka_layers
-from xling.report.paper import TABLE1_ROWS, TABLE1_SCORES
 from xling.report.table1 import NOT_COMPUTED, build_table1, describe, to_csv_frame, to_markdown
 
 SCHEMES = {"joint": {"merges": 80000}, "per_language": {"merges": 40000}}
@@ -14,8 +14,44 @@ DEFAULT = {"domains": "wiki-wiki", "vocab": "joint", "sep_embeddings": False, "s
 def test_rows_follow_the_paper_and_extra_variants_come_last():
     variants = {"default": DEFAULT, "mine": dict(DEFAULT, label="My variant")}
     table = build_table1(variants, SCHEMES, ["en-fr", "en-ru", "en-zh"], {})
-    assert list(table["variant"])[:10] == [row.name for row in TABLE1_ROWS]
+    assert list(table["variant"])[:10] == list(TABLE1_ROWS)
     assert list(table["model"])[-1] == "My variant"
+
+
+PAPER_LAYOUT = [
+    "Default",
+    "**Domain Similarity (§4.1)**",
+    "Wiki-CC",
+    "**Anchor Points (§4.2)**",
+    "Default anchors",
+    "No anchors",
+    "Extra anchors",
+    "**Parameter Sharing (§4.3)**",
+    "Sep Emb",
+    "Sep Emb + L1-3",
+    "Sep Emb + L1-6",
+    "Sep L1-3",
+    "Sep L1-6",
+]
+
+
+def _first_cells(lines):
+    return [line.split(" | ")[0].removeprefix("| ") for line in lines[2:]]
+
+
+def test_both_tables_take_the_papers_rows_groups_and_labels():
+    variants = {"default": DEFAULT, "mine": dict(DEFAULT, label="My variant")}
+    markdown = to_markdown(build_table1(variants, SCHEMES, ["en-fr"], {}), ["en-fr"], "demo")
+    ours, paper = markdown.split("## The paper's Table 1, for comparison")
+    ours_table = [line for line in ours.splitlines() if line.startswith("|")]
+    paper_table = [line for line in paper.splitlines() if line.startswith("|")]
+    extra = ["**Variants added by this study**", "My variant"]
+    assert _first_cells(ours_table) == [*PAPER_LAYOUT, *extra]
+    assert _first_cells(paper_table) == PAPER_LAYOUT
+    assert paper_table[0].startswith("| Model | Domain | BPE Merges | Anchors Pts | Share Param. |")
+    assert paper_table[2 + PAPER_LAYOUT.index("Sep Emb + L1-3")].startswith(
+        "| Sep Emb + L1-3 | - | 40k/40k | 0* | sep. emb + L1-3 | lang-specific | 69.2 |"
+    )
 
 
 def test_scores_in_percent_and_average_only_when_complete():

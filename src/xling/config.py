@@ -1,5 +1,8 @@
 """Load and validate a study config: schema first, then the checks a schema cannot express.
 
+Validation also expands ``<name>: paper`` under ``variants`` into that row's settings from
+:mod:`xling.papers.wu2020`, so the rest of the workflow only ever sees full mappings.
+
 Every problem is reported as one :class:`ConfigError` whose message names the key, what was
 found and what is allowed, so a wrong config stops the workflow before any job runs.
 """
@@ -14,7 +17,11 @@ from typing import Any
 import jsonschema
 import yaml
 
+from xling.papers.wu2020 import BUILD_KEYS, TABLE1_ROWS
+
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
+# Under `variants`, `<name>: paper` stands for the row of that name in Wu et al. (2020) Table 1.
+PAPER_ROW = "paper"
 
 
 class ConfigError(ValueError):
@@ -105,6 +112,35 @@ def _check_pairs(config: dict) -> None:
         seen.add(pair)
 
 
+def _expand_paper_rows(config: dict) -> None:
+    """Replace every ``<name>: paper`` under ``variants`` by the paper's settings of that row.
+
+    A full mapping under the name of a paper row must build the paper's model: the report prints
+    the paper's numbers beside it. Only ``label`` may differ (it only renames the row).
+    """
+    variants = config["variants"]
+    for name, variant in variants.items():
+        row = TABLE1_ROWS.get(name)
+        if variant == PAPER_ROW:
+            if row is None:
+                raise ConfigError(
+                    f"config key 'variants.{name}': {PAPER_ROW!r} stands for a row of Wu et al. "
+                    f"(2020) Table 1, and {name!r} is not one (its rows: "
+                    f"{', '.join(TABLE1_ROWS)}); give a new row its settings: "
+                    f"{{{', '.join(BUILD_KEYS)}}}"
+                )
+            variants[name] = row.settings()
+        elif row is not None:
+            for key in BUILD_KEYS:
+                if variant[key] != getattr(row, key):
+                    raise ConfigError(
+                        f"config key 'variants.{name}.{key}': {variant[key]!r}, but Wu et al. "
+                        f"(2020) Table 1 builds {name} with {key}={getattr(row, key)!r}; write "
+                        f"'{name}: {PAPER_ROW}' for the paper's row, or give this row another "
+                        f"name (it is then added to Table 1)"
+                    )
+
+
 def _check_variants(config: dict) -> None:
     schemes = config["vocab"]["schemes"]
     layers = config["model"]["layers"]
@@ -169,6 +205,7 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     config = validate_schema(config, schema_path)
     _check_pairs(config)
     _check_toyworld(config)
+    _expand_paper_rows(config)
     _check_variants(config)
     _check_task_datasets(config)
     _check_selection(config)

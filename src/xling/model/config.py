@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 
@@ -72,3 +72,15 @@ class EncoderConfig:
     @classmethod
     def load(cls, path: str | Path) -> EncoderConfig:
         return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+def encoder_config_for(
+    base: EncoderConfig, *, sep_embeddings: bool, sep_layers: int, languages=None, vocab_size=None
+) -> EncoderConfig:
+    """``base`` with a variant's sharing (and optionally its languages and vocabulary size)."""
+    changes: dict = {"sep_embeddings": sep_embeddings, "sep_layers": sep_layers}
+    if languages is not None:
+        changes["languages"] = list(languages)
+    if vocab_size is not None:
+        changes["vocab_size"] = vocab_size
+    return replace(base, **changes)

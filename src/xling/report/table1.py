@@ -14,18 +14,18 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from xling.report.paper import (
-    PAPER_TARGETS,
+from xling.papers.wu2020 import (
+    DESCRIPTOR_HEADINGS,
     TABLE1_DESCRIPTORS,
     TABLE1_ROWS,
     TABLE1_SCORES,
+    TABLE1_TARGETS,
     TASK_HEADINGS,
     TASKS,
 )
 
 NOT_COMPUTED = "n/c"
 DESCRIPTOR_COLUMNS = ("domain", "bpe_merges", "anchor_points", "shared_parameters", "softmax")
-DESCRIPTOR_HEADINGS = ("Domain", "BPE Merges", "Anchors Pts", "Share Param.", "Softmax")
 EXTRA_GROUP = "Variants added by this study"
 
 Scores = Mapping[tuple[str, str, str], float]  # (variant, pair, task) -> target score in [0, 1]
@@ -79,24 +79,18 @@ def build_table1(
 ) -> pd.DataFrame:
     """One row per model; score columns ``<task>_<target>`` and ``<task>_avg`` in percent."""
     columns = target_columns(pairs)
-    paper_names = {row.name for row in TABLE1_ROWS}
     rows = []
-    layout = [(row.name, row.label, row.group, row) for row in TABLE1_ROWS] + [
+    layout = [(row.name, row.label, row.group, row) for row in TABLE1_ROWS.values()] + [
         (name, settings.get("label", name), EXTRA_GROUP, None)
         for name, settings in variants.items()
-        if name not in paper_names
+        if name not in TABLE1_ROWS
     ]
     for name, label, group, paper_row in layout:
         settings = variants.get(name)
         if settings is not None:
             label = settings.get("label", label)
-        else:
-            settings = {
-                "domains": paper_row.domains,
-                "vocab": paper_row.vocab,
-                "sep_embeddings": paper_row.sep_embeddings,
-                "sep_layers": paper_row.sep_layers,
-            }
+        else:  # a paper row this config does not build: described as the paper built it
+            settings = paper_row.settings()
         record = {"variant": name, "model": label, "group": group}
         record.update(zip(DESCRIPTOR_COLUMNS, describe(settings, schemes), strict=True))
         for task in TASKS:
@@ -163,12 +157,12 @@ def to_markdown(table: pd.DataFrame, pairs: Sequence[str], study: str) -> str:
 def _paper_markdown() -> list[str]:
     header = ["Model", *DESCRIPTOR_HEADINGS]
     for task in TASKS:
-        header += [f"{TASK_HEADINGS[task]} {t}" for t in PAPER_TARGETS] + [
+        header += [f"{TASK_HEADINGS[task]} {t}" for t in TABLE1_TARGETS] + [
             f"{TASK_HEADINGS[task]} Δ"
         ]
     body = []
     group = ""
-    for row in TABLE1_ROWS:
+    for row in TABLE1_ROWS.values():
         if row.group != group:
             group = row.group
             body.append([f"**{group}**"] + [""] * (len(header) - 1))
