@@ -19,7 +19,7 @@ from xling.finetune.tasks import TaskModel, make_task
 from xling.finetune.training import epoch_order, make_scheduler, train_epoch
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained, save_pretrained
 from xling.preprocess.pipeline import TextPipeline
-from xling.vocab import SubwordTokenizer, build_vocabulary
+from xling.vocab import SubwordTokenizer, VocabSettings, build_vocabulary
 
 torch.set_num_threads(1)
 LANGS = ("en", "fr")
@@ -146,9 +146,7 @@ def build_tokenizer(world, root):
         root / "vocab",
         corpora=corpora,
         pipelines=pipelines,
-        merges=150,
-        bpe_sentences=2000,
-        seed=0,
+        settings=VocabSettings(merges=150, bpe_sentences_per_language=2000, seed=0),
     )
     return root / "vocab" / "tokenizer"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -13,8 +14,8 @@ from xling.preprocess import TextPipeline
 from xling.preprocess.synthetic import synthetic_sentences
 from xling.vocab import (
     SPECIAL_TOKENS,
-    CodeSwitchSettings,
     SubwordTokenizer,
+    VocabSettings,
     build_vocabulary,
     write_anchor_table,
 )
@@ -48,20 +49,27 @@ def corpora(tmp_path_factory):
     return files, dictionary
 
 
-def _build(corpora, scheme, out_dir, **overrides):
-    files, dictionary = corpora
-    arguments = {
-        "corpora": overrides.pop("files", files),
-        "pipelines": PIPELINES,
-        "merges": 300 if scheme in ("joint", "codeswitch") else 150,
-        "bpe_sentences": 400,
-        "seed": 3,
-        "pair": "en-ru",
-        "domains": "wiki-wiki",
-    }
-    if scheme == "codeswitch":
-        arguments["codeswitch"] = CodeSwitchSettings({"en-ru": dictionary}, batch_words=200)
-    return build_vocabulary(scheme, out_dir, **{**arguments, **overrides})
+def _build(
+    corpora, scheme, out_dir, *, files=None, pipelines=PIPELINES, dictionary=None, **changes
+):
+    """Build ``scheme`` from the test corpora; ``changes`` replace fields of the settings."""
+    test_files, test_dictionary = corpora
+    settings = VocabSettings(
+        merges=300 if scheme in ("joint", "codeswitch") else 150,
+        bpe_sentences_per_language=400,
+        seed=3,
+        batch_words=200 if scheme == "codeswitch" else None,
+    )
+    return build_vocabulary(
+        scheme,
+        out_dir,
+        corpora=files or test_files,
+        pipelines=pipelines,
+        settings=dataclasses.replace(settings, **changes),
+        dictionaries={"en-ru": dictionary or test_dictionary} if scheme == "codeswitch" else None,
+        pair="en-ru",
+        domains="wiki-wiki",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +183,7 @@ def test_anchor_table(built, tmp_path) -> None:
 
 def test_subword_nmt_backend_and_per_language_merge_counts(corpora, tmp_path) -> None:
     stats = _build(
-        corpora, "per_language", tmp_path, merges={"en": 120, "ru": 80}, bpe_backend="subword-nmt"
+        corpora, "per_language", tmp_path, merges={"en": 120, "ru": 80}, backend="subword-nmt"
     )
     assert stats["merges"] == {"en": 120, "ru": 80}
     assert SubwordTokenizer.load(tmp_path / "tokenizer").bpe_backend == "subword-nmt"
@@ -189,9 +197,8 @@ def test_bad_inputs_leave_no_output(corpora, tmp_path) -> None:
         _build(corpora, "joint", tmp_path / "a", files={**files, "ru": {"train": empty}})
     bad_dictionary = tmp_path / "bad-dictionary.txt"
     bad_dictionary.write_text("a b\nc\n", encoding="utf-8")
-    settings = CodeSwitchSettings({"en-ru": bad_dictionary}, batch_words=10)
     with pytest.raises(InputFileError, match=r"bad-dictionary.txt, line 2"):
-        _build(corpora, "codeswitch", tmp_path / "b", codeswitch=settings)
+        _build(corpora, "codeswitch", tmp_path / "b", dictionary=bad_dictionary, batch_words=10)
     for out in (tmp_path / "a", tmp_path / "b"):
         assert not out.exists() or list(out.iterdir()) == []
     with pytest.raises(SettingsError, match=r"one number of merges"):

@@ -7,8 +7,7 @@ import _bootstrap
 # HF tokenizers sizes its thread pool from the machine, not from the job's share of it.
 os.environ.setdefault("RAYON_NUM_THREADS", str(snakemake.threads))
 
-from xling.preprocess import TextPipeline
-from xling.vocab import CodeSwitchSettings, build_vocabulary
+from xling.vocab import VocabSettings, build_vocabulary
 
 
 def main(smk):
@@ -18,25 +17,21 @@ def main(smk):
         lang: {split: smk.input[f"{lang}_{split}"] for split in ("train", "valid", "test")}
         for lang in languages
     }
-    settings = smk.params.scheme_settings
-    codeswitch = None
-    if scheme == "codeswitch":
-        codeswitch = CodeSwitchSettings(
-            dictionaries={pair: smk.input.dictionary},
-            batch_words=settings["batch_words"],
-            replace_prob=settings["replace_prob"],
-            max_changed_share=settings["max_changed_share"],
-        )
+    settings = VocabSettings.from_scheme_section(
+        scheme,
+        smk.params.scheme_settings,
+        backend=smk.params.backend,
+        bpe_sentences_per_language=smk.params.bpe_sentences_per_language,
+        seed=smk.params.seed,
+    )
     stats = build_vocabulary(
         scheme,
         smk.output[0],
         corpora=corpora,
-        pipelines={lang: TextPipeline.from_dict(smk.params.pipelines[lang]) for lang in languages},
-        merges=settings["merges"],
-        bpe_sentences=smk.params.bpe_sentences_per_language,
-        seed=smk.params.seed,
-        bpe_backend=smk.params.backend,
-        codeswitch=codeswitch,
+        pipelines={lang: smk.params.pipelines[lang] for lang in languages},
+        settings=settings,
+        # The pair's bilingual dictionary is an input of the codeswitch scheme only.
+        dictionaries={pair: smk.input.dictionary} if scheme == "codeswitch" else None,
         pair=pair,
         domains=domains,
     )

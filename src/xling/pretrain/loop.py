@@ -6,39 +6,48 @@ host, losses accumulate on the device, and values are read once per logging inte
 
 from __future__ import annotations
 
+import functools
 import math
 import signal
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import torch
+from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from xling.model import save_pretrained
+from xling.model import MLMEncoder, save_pretrained
 from xling.pretrain import checkpoint as ckpt
-from xling.pretrain.data import MASK_ID, prefetch, step_rng, step_seed
+from xling.pretrain.data import MASK_ID, StreamBatch, prefetch, step_rng, step_seed
+from xling.pretrain.distributed import Runtime
 from xling.pretrain.evaluation import evaluate
+from xling.pretrain.inputs import PretrainInputs
 from xling.pretrain.masking import mask_tokens
 from xling.pretrain.objective import MaskedLMObjective
 from xling.pretrain.progress import LossInterval, progress_line
+from xling.pretrain.settings import PretrainSettings
+
+if TYPE_CHECKING:  # engine imports this module
+    from xling.pretrain.engine import PretrainJob
 
 _MASKING = 1  # the masking stream of data.step_rng
 
 
-def train_steps(job, step_callback: Callable[[int], None] | None = None) -> None:
+def train_steps(job: PretrainJob, step_callback: Callable[[int], None] | None = None) -> None:
     """Run ``job`` from its current step to ``settings.total_steps``."""
     s, device = job.settings, job.runtime.device
     if job.step >= s.total_steps:
         return
-    objective = _objective(job)
+    objective = _objective(job.model, job.runtime, compile_layers=s.compile_layers)
     job.model.train()
     index = {lang: i for i, lang in enumerate(job.languages)}
     interval = job.interval
     interval.restart_clock()
     tokens_per_step = s.batch_size * s.seq_len * job.runtime.world_size
     batches = job.sampler.iterate(job.step + 1, s.total_steps, job.consumed)
-    prepare = lambda batch: _prepare(job, batch)  # noqa: E731
+    prepare = functools.partial(_prepare, settings=s, runtime=job.runtime, inputs=job.inputs)
     batches = prefetch(batches, prepare) if device.type == "cuda" else map(prepare, batches)
     session_start = last_checkpoint = time.monotonic()
     elapsed_before = job.elapsed
@@ -80,42 +89,44 @@ def train_steps(job, step_callback: Callable[[int], None] | None = None) -> None
                 step_callback(job.step)
 
 
-def _objective(job):
-    objective = MaskedLMObjective(job.model)
-    if job.settings.compile_layers:
-        for layer in [*job.model.shared_layers, *job.model.language_layers.values()]:
+def _objective(model: MLMEncoder, runtime: Runtime, *, compile_layers: bool) -> nn.Module:
+    """The loss module the loop calls: the masked-LM objective, wrapped in DDP under torchrun."""
+    objective = MaskedLMObjective(model)
+    if compile_layers:
+        for layer in [*model.shared_layers, *model.language_layers.values()]:
             layer.compile()
-    if not job.runtime.distributed:
+    if not runtime.distributed:
         return objective
-    cuda = job.runtime.device.type == "cuda"
+    cuda = runtime.device.type == "cuda"
     return DistributedDataParallel(
         objective,
-        device_ids=[job.runtime.device.index] if cuda else None,
+        device_ids=[runtime.device.index] if cuda else None,
         # The other language's own parts get no gradient in a step.
-        find_unused_parameters=job.model.num_parameters(language_specific=True) > 0,
+        find_unused_parameters=model.num_parameters(language_specific=True) > 0,
     )
 
 
-def _prepare(job, batch):
+def _prepare(
+    batch: StreamBatch, *, settings: PretrainSettings, runtime: Runtime, inputs: PretrainInputs
+) -> tuple[StreamBatch, list[torch.Tensor]]:
     """Mask a batch on the host (from the step's own RNG) and, on GPU, pin it for async copy."""
-    s = job.settings
-    rng = step_rng(s.seed, _MASKING, batch.step, job.runtime.rank)
+    rng = step_rng(settings.seed, _MASKING, batch.step, runtime.rank)
     masked = mask_tokens(
         batch.tokens,
         rng,
-        job.inputs.replacement_ids(batch.lang),
-        mask_prob=s.mask_prob,
-        mask_token_rate=s.mask_token_rate,
-        random_token_rate=s.random_token_rate,
+        inputs.replacement_ids(batch.lang),
+        mask_prob=settings.mask_prob,
+        mask_token_rate=settings.mask_token_rate,
+        random_token_rate=settings.random_token_rate,
         mask_id=MASK_ID,
     )
     tensors = [torch.from_numpy(a) for a in (masked.input_ids, masked.selected, masked.targets)]
-    if job.runtime.device.type == "cuda":
+    if runtime.device.type == "cuda":
         tensors = [t.pin_memory() for t in tensors]
     return batch, tensors
 
 
-def _log_progress(job, interval: LossInterval) -> None:
+def _log_progress(job: PretrainJob, interval: LossInterval) -> None:
     s = job.settings
     sums = interval.loss_sums.tolist()  # the one host sync of a logging interval
     seconds = max(time.monotonic() - interval.start - interval.paused, 1e-9)
@@ -154,7 +165,7 @@ def _log_progress(job, interval: LossInterval) -> None:
     interval.reset()
 
 
-def evaluate_and_select(job) -> None:
+def evaluate_and_select(job: PretrainJob) -> None:
     """Score every language on dev; keep the model if the selection language improved."""
     if not job.runtime.is_main:
         return

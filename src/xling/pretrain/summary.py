@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from xling.model import MLMEncoder
 
+if TYPE_CHECKING:  # engine imports this module
+    from xling.pretrain.engine import PretrainJob
 
-def build_summary(job, best_model: MLMEncoder) -> dict:
+
+def build_summary(job: PretrainJob, best_model: MLMEncoder) -> dict:
     """First/last train loss, the selected step and its dev scores beside the unigram baseline."""
     best_step = job.best["step"]
     per_language = {}

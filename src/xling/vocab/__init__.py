@@ -2,8 +2,9 @@
 
 Public API:
 
-* :func:`build_vocabulary`, :data:`SCHEMES`: one scheme's tokenizer directory, ``.npy``
-  corpora and ``stats.json`` for the languages of a pair.
+* :func:`build_vocabulary`, :data:`SCHEMES`, :class:`VocabSettings`: one scheme's tokenizer
+  directory, ``.npy`` corpora and ``stats.json`` for the languages of a pair, with the settings
+  of the config's ``vocab`` section.
 * :class:`SubwordTokenizer`: load/save a tokenizer directory; encode words, raw or tokenized
   lines; language token ids; decode.
 * :func:`learn_bpe`, :func:`make_bpe_applier`, :class:`TokenizersBpe`, :class:`SubwordNmtBpe`,
@@ -31,7 +32,8 @@ from xling.vocab.codeswitch import (
     CodeSwitchStats,
     codeswitch_file,
 )
-from xling.vocab.schemes import SCHEMES, binarize_file, build_vocabulary
+from xling.vocab.schemes import binarize_file, build_vocabulary
+from xling.vocab.settings import SCHEMES, VocabSettings
 from xling.vocab.tokenizer import SPECIAL_TOKENS, LanguageSetup, SubwordTokenizer
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "SubwordNmtBpe",
     "SubwordTokenizer",
     "TokenizersBpe",
+    "VocabSettings",
     "anchor_table_rows",
     "binarize_file",
     "build_vocabulary",

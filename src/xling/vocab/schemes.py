@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,12 @@ from xling.vocab.binarize import (
     encode_lines,
     npy_int32_writer,
 )
-from xling.vocab.bpe import BPE_BACKENDS, corpus_alphabet, learn_bpe, make_bpe_applier
+from xling.vocab.bpe import corpus_alphabet, learn_bpe, make_bpe_applier
 from xling.vocab.codes import Merge, emittable_pieces
 from xling.vocab.codeswitch import CodeSwitchSettings, codeswitch_file
 from xling.vocab.collect import PieceCollector
 from xling.vocab.sampling import language_seed, write_bpe_sample
+from xling.vocab.settings import SCHEMES, VocabSettings
 from xling.vocab.tokenizer import (
     EOS_ID,
     SPECIAL_TOKENS,
@@ -50,10 +52,28 @@ from xling.vocab.tokenizer import (
     SubwordTokenizer,
 )
 
-SCHEMES = ("joint", "per_language", "per_language_prefixed", "codeswitch")
 JOINT_CODES = "joint"
 _ONE_BPE_SCHEMES = ("joint", "codeswitch")
 _READ_IDS = 1 << 24
+
+
+@dataclass(frozen=True)
+class _CheckedInputs:
+    """The arguments of one build once checked: nothing is written before they are."""
+
+    languages: list[str]
+    pipelines: dict[str, TextPipeline]
+    requested_merges: dict[str, int]
+    codeswitch: CodeSwitchSettings | None
+
+
+@dataclass(frozen=True)
+class _LearnedBpe:
+    """The BPE codes of one build and which language uses which."""
+
+    codes: dict[str, list[Merge]]  # codes name (a language, or JOINT_CODES) -> merges
+    codes_of: dict[str, str]  # language -> the codes name it uses
+    sample_lines: dict[str, int]  # language -> lines of the sample BPE learned on
 
 
 def build_vocabulary(
@@ -62,12 +82,8 @@ def build_vocabulary(
     *,
     corpora: Mapping[str, Mapping[str, StrPath]],
     pipelines: Mapping[str, TextPipeline | Mapping[str, Any]],
-    merges: int | Mapping[str, int],
-    bpe_sentences: int,
-    seed: int,
-    bpe_backend: str = "tokenizers",
-    min_frequency: int = 2,
-    codeswitch: CodeSwitchSettings | None = None,
+    settings: VocabSettings,
+    dictionaries: Mapping[str, StrPath] | None = None,
     pair: str | None = None,
     domains: str | None = None,
 ) -> dict[str, Any]:
@@ -81,13 +97,10 @@ def build_vocabulary(
             the mapping order is the language order (source first); ``train`` is required.
         pipelines: language -> the text pipeline that made its corpus (stored in the manifest),
             as a :class:`TextPipeline` or its ``to_dict()`` form.
-        merges: ``joint``/``codeswitch``: one number; per-language schemes: one number for
-            every language or a language -> number mapping.
-        bpe_sentences: sentences per language in the sample BPE is learned on.
-        seed: seeds the BPE sample and code-switching.
-        bpe_backend: ``tokenizers`` (fast) or ``subword-nmt`` (reference), to learn and apply.
-        min_frequency: pairs seen fewer times are not merged.
-        codeswitch: required by the ``codeswitch`` scheme.
+        settings: merges, BPE sample and backend, seed, code-switching
+            (:meth:`VocabSettings.from_config` reads them from the study config).
+        dictionaries: required by the ``codeswitch`` scheme: direction ``"{src}-{tgt}"`` ->
+            bilingual dictionary file (see :class:`CodeSwitchSettings`).
         pair, domains: labels copied into ``stats.json`` (for the anchors table).
 
     Returns:
@@ -97,96 +110,199 @@ def build_vocabulary(
         SettingsError: inconsistent arguments (unknown scheme, missing language...).
         EmptyCorpusError: a training corpus without a non-empty line (nothing is written).
     """
-    pipelines = {
-        lang: pipeline if isinstance(pipeline, TextPipeline) else TextPipeline.from_dict(pipeline)
-        for lang, pipeline in pipelines.items()
-    }
-    languages = _check_arguments(scheme, corpora, pipelines, bpe_sentences, bpe_backend, codeswitch)
-    requested = _merges_per_codes(scheme, merges, languages)
+    checked = _check_inputs(scheme, corpora, pipelines, settings, dictionaries)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out, prefix=".work-") as work_dir:
         work = Path(work_dir)
-        train = {lang: Path(corpora[lang]["train"]) for lang in languages}
-        switched = None
-        if scheme == "codeswitch":
-            assert codeswitch is not None
-            train, switched = _codeswitch_corpora(train, codeswitch, seed, work)
-        codes, codes_of, sample_lines = _learn_codes(
-            scheme, train, requested, bpe_sentences, seed, bpe_backend, min_frequency, work
-        )
-        setups = {
-            lang: LanguageSetup(
-                pipelines[lang],
-                codes_of[lang],
-                f"{lang}:" if scheme == "per_language_prefixed" else "",
-            )
-            for lang in languages
-        }
-        collector, train_counts = _collect_training_pieces(train, setups, codes, bpe_backend, work)
-        order, ranges = collector.layout(languages, train_counts)
-        tokenizer = SubwordTokenizer(
-            scheme=scheme,
-            vocab=[collector.pieces[index] for index in order],
-            languages=setups,
-            codes=codes,
-            language_token_ranges=ranges,
-            bpe_backend=bpe_backend,
+        train, switched = _training_corpora(corpora, checked, settings.seed, work)
+        bpe = _learn_codes(scheme, train, checked.requested_merges, settings, work)
+        tokenizer, order, train_counts = _build_tokenizer(
+            scheme, train, checked.pipelines, bpe, settings.backend, work
         )
         tokenizer.save(out / "tokenizer")
         corpus, final_counts = _binarize_corpora(tokenizer, corpora, order, train_counts, work, out)
-
-    stats = {
-        "scheme": scheme,
-        "pair": pair or "-".join(languages),
-        "domains": domains,
-        "languages": languages,
-        "vocab_size": tokenizer.vocab_size,
-        "merges": {name: len(merges_) for name, merges_ in codes.items()},
-        "merges_requested": requested,
-        "bpe": {
-            "backend": bpe_backend,
-            "min_frequency": min_frequency,
-            "sentences_per_language": bpe_sentences,
-            "sample_lines": sample_lines,
-        },
-        "seed": seed,
-        "corpus": {
-            lang: {split: c.to_dict() for split, c in splits.items()}
-            for lang, splits in corpus.items()
-        },
-        "anchors": anchor_statistics(final_counts, len(SPECIAL_TOKENS)),
-        "codeswitch": switched,
-    }
-    with atomic_open(out / "stats.json") as handle:
-        json.dump(stats, handle, indent=1, ensure_ascii=False)
-        handle.write("\n")
+    stats = _stats(
+        scheme,
+        settings,
+        checked,
+        bpe,
+        vocab_size=tokenizer.vocab_size,
+        corpus=corpus,
+        final_counts=final_counts,
+        switched=switched,
+        pair=pair,
+        domains=domains,
+    )
+    _write_stats(out / "stats.json", stats)
     return stats
 
 
-def binarize_file(
-    tokenizer: SubwordTokenizer, lang: str, in_path: StrPath, out_path: StrPath
-) -> CorpusCounts:
-    """Encode a tokenized corpus of ``lang`` into a ``.npy`` (``</s>`` after each sentence)."""
-    arrays = encode_lines(
-        iter_text([in_path]), lambda words: tokenizer.encode_tokenized_words(words, lang), EOS_ID
+def _check_inputs(
+    scheme: str,
+    corpora: Mapping[str, Mapping[str, StrPath]],
+    pipelines: Mapping[str, TextPipeline | Mapping[str, Any]],
+    settings: VocabSettings,
+    dictionaries: Mapping[str, StrPath] | None,
+) -> _CheckedInputs:
+    """Check every argument and corpus file before anything is written."""
+    pipelines = {
+        lang: pipeline if isinstance(pipeline, TextPipeline) else TextPipeline.from_dict(pipeline)
+        for lang, pipeline in pipelines.items()
+    }
+    if scheme not in SCHEMES:
+        raise SettingsError(f"unknown vocabulary scheme {scheme!r}; choose one of {SCHEMES}")
+    languages = list(corpora)
+    if not languages:
+        raise SettingsError("build_vocabulary needs at least one language")
+    codeswitch = None
+    if scheme == "codeswitch":
+        if dictionaries is None or len(languages) < 2:
+            raise SettingsError("the codeswitch scheme needs two languages and dictionary files")
+        codeswitch = settings.codeswitch_settings(dictionaries)
+    for lang in languages:
+        if "train" not in corpora[lang]:
+            raise SettingsError(f"no train corpus given for language {lang!r}")
+        if lang not in pipelines:
+            raise SettingsError(f"no text pipeline given for language {lang!r}")
+        if pipelines[lang].lang != lang:
+            raise SettingsError(f"the pipeline given for {lang!r} is for {pipelines[lang].lang!r}")
+        for path in corpora[lang].values():
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"{path}: corpus of {lang!r} not found; run preprocess")
+        if not any(text.strip() for _, text in iter_lines(corpora[lang]["train"])):
+            raise EmptyCorpusError(corpora[lang]["train"])
+    requested = _merges_per_codes(scheme, settings.merges, languages)
+    return _CheckedInputs(languages, pipelines, requested, codeswitch)
+
+
+def _merges_per_codes(
+    scheme: str, merges: int | Mapping[str, int], languages: list[str]
+) -> dict[str, int]:
+    if scheme in _ONE_BPE_SCHEMES:
+        if not isinstance(merges, int):
+            raise SettingsError(f"the {scheme} scheme learns one BPE: give one number of merges")
+        requested = {JOINT_CODES: merges}
+    elif isinstance(merges, int):
+        requested = {lang: merges for lang in languages}
+    else:
+        missing = [lang for lang in languages if lang not in merges]
+        if missing:
+            raise SettingsError(f"no number of merges given for {missing}")
+        requested = {lang: int(merges[lang]) for lang in languages}
+    if any(count < 0 for count in requested.values()):
+        raise SettingsError(f"numbers of merges must be >= 0: {requested}")
+    return requested
+
+
+def _training_corpora(
+    corpora: Mapping[str, Mapping[str, StrPath]],
+    checked: _CheckedInputs,
+    seed: int,
+    work: Path,
+) -> tuple[dict[str, Path], dict[str, Any] | None]:
+    """The text BPE and the training ``.npy`` are made from: the training corpora, or their
+    code-switched copies in ``work`` (with what code-switching did, for ``stats.json``)."""
+    train = {lang: Path(corpora[lang]["train"]) for lang in checked.languages}
+    if checked.codeswitch is None:
+        return train, None
+    return _codeswitch_corpora(train, checked.codeswitch, seed, work)
+
+
+def _codeswitch_corpora(
+    train: dict[str, Path], settings: CodeSwitchSettings, seed: int, work: Path
+) -> tuple[dict[str, Path], dict[str, Any]]:
+    languages = list(train)
+    switched_train, stats = {}, {}
+    for lang in languages:
+        dictionary = settings.dictionary_for(lang, languages)
+        if dictionary is None:
+            switched_train[lang], stats[lang] = train[lang], None
+            continue
+        switched_train[lang] = work / f"{lang}.train.codeswitch.txt"
+        stats[lang] = codeswitch_file(
+            train[lang],
+            switched_train[lang],
+            dictionary,
+            replace_prob=settings.replace_prob,
+            max_changed_share=settings.max_changed_share,
+            batch_words=settings.batch_words,
+            seed=language_seed(seed, lang),
+        ).to_dict()
+    if all(value is None for value in stats.values()):
+        raise SettingsError(
+            f"no codeswitch dictionary matches the languages {languages}: give files for"
+            f" directions such as {languages[0]}-{languages[1]}"
+        )
+    return switched_train, stats
+
+
+def _learn_codes(
+    scheme: str,
+    train: Mapping[str, Path],
+    requested: Mapping[str, int],
+    settings: VocabSettings,
+    work: Path,
+) -> _LearnedBpe:
+    """Sample the training text (seeded) and learn the joint BPE or one BPE per language."""
+    sentences, seed = settings.bpe_sentences_per_language, settings.seed
+    backend, min_frequency = settings.backend, settings.min_frequency
+    codes: dict[str, list[Merge]] = {}
+    sample_lines: dict[str, int] = {}
+    if scheme in _ONE_BPE_SCHEMES:
+        sample = work / "bpe-sample.joint.txt"
+        sample_lines = write_bpe_sample(sample, train, sentences, seed=seed, upsample=True)
+        codes[JOINT_CODES] = learn_bpe(
+            [sample], requested[JOINT_CODES], backend=backend, min_frequency=min_frequency
+        )
+        return _LearnedBpe(codes, {lang: JOINT_CODES for lang in train}, sample_lines)
+    for lang, path in train.items():
+        sample = work / f"bpe-sample.{lang}.txt"
+        sample_lines.update(
+            write_bpe_sample(sample, {lang: path}, sentences, seed=seed, upsample=False)
+        )
+        codes[lang] = learn_bpe(
+            [sample], requested[lang], backend=backend, min_frequency=min_frequency
+        )
+    return _LearnedBpe(codes, {lang: lang for lang in train}, sample_lines)
+
+
+def _build_tokenizer(
+    scheme: str,
+    train: Mapping[str, Path],
+    pipelines: Mapping[str, TextPipeline],
+    bpe: _LearnedBpe,
+    backend: str,
+    work: Path,
+) -> tuple[SubwordTokenizer, list[int], dict[str, np.ndarray]]:
+    """The tokenizer, the final order of the provisional piece ids, and the training counts by
+    provisional id (the training corpora are segmented once, into ``work``)."""
+    setups = {
+        lang: LanguageSetup(
+            pipelines[lang],
+            bpe.codes_of[lang],
+            f"{lang}:" if scheme == "per_language_prefixed" else "",
+        )
+        for lang in train
+    }
+    collector, train_counts = _collect_training_pieces(train, setups, bpe.codes, backend, work)
+    order, ranges = collector.layout(list(train), train_counts)
+    tokenizer = SubwordTokenizer(
+        scheme=scheme,
+        vocab=[collector.pieces[index] for index in order],
+        languages=setups,
+        codes=bpe.codes,
+        language_token_ranges=ranges,
+        bpe_backend=backend,
     )
-    with npy_int32_writer(out_path) as writer:
-        return corpus_counts(_written(arrays, writer), EOS_ID, UNK_ID)
-
-
-def _written(arrays: Iterable[np.ndarray], writer: Int32NpyWriter) -> Iterator[np.ndarray]:
-    """Pass arrays through, writing each one (so counting and writing share one pass)."""
-    for array in arrays:
-        writer.write(array)
-        yield array
+    return tokenizer, order, train_counts
 
 
 def _collect_training_pieces(
     train: Mapping[str, Path],
     setups: Mapping[str, LanguageSetup],
     codes: Mapping[str, list[Merge]],
-    bpe_backend: str,
+    backend: str,
     work: Path,
 ) -> tuple[PieceCollector, dict[str, np.ndarray]]:
     """Segment every training corpus once (provisional ids into ``work``) and record, per
@@ -194,7 +310,7 @@ def _collect_training_pieces(
     collector = PieceCollector()
     train_counts = {}
     for lang, setup in setups.items():
-        applier = make_bpe_applier(bpe_backend, codes[setup.codes])
+        applier = make_bpe_applier(backend, codes[setup.codes])
         train_counts[lang] = collector.encode(
             train[lang], applier.segment_new_words, setup.prefix, work / f"{lang}.train.ids"
         )
@@ -243,98 +359,63 @@ def _id_chunks(handle) -> Iterator[np.ndarray]:
         yield chunk
 
 
-def _check_arguments(
-    scheme, corpora, pipelines, bpe_sentences, bpe_backend, codeswitch
-) -> list[str]:
-    if scheme not in SCHEMES:
-        raise SettingsError(f"unknown vocabulary scheme {scheme!r}; choose one of {SCHEMES}")
-    if bpe_backend not in BPE_BACKENDS:
-        raise SettingsError(f"unknown BPE backend {bpe_backend!r}; choose one of {BPE_BACKENDS}")
-    languages = list(corpora)
-    if not languages:
-        raise SettingsError("build_vocabulary needs at least one language")
-    if scheme == "codeswitch" and (codeswitch is None or len(languages) < 2):
-        raise SettingsError("the codeswitch scheme needs two languages and CodeSwitchSettings")
-    if bpe_sentences < 1:
-        raise SettingsError(f"bpe_sentences must be >= 1, not {bpe_sentences}")
-    for lang in languages:
-        if "train" not in corpora[lang]:
-            raise SettingsError(f"no train corpus given for language {lang!r}")
-        if lang not in pipelines:
-            raise SettingsError(f"no text pipeline given for language {lang!r}")
-        if pipelines[lang].lang != lang:
-            raise SettingsError(f"the pipeline given for {lang!r} is for {pipelines[lang].lang!r}")
-        for path in corpora[lang].values():
-            if not Path(path).is_file():
-                raise FileNotFoundError(f"{path}: corpus of {lang!r} not found; run preprocess")
-        if not any(text.strip() for _, text in iter_lines(corpora[lang]["train"])):
-            raise EmptyCorpusError(corpora[lang]["train"])
-    return languages
+def _stats(
+    scheme: str,
+    settings: VocabSettings,
+    checked: _CheckedInputs,
+    bpe: _LearnedBpe,
+    *,
+    vocab_size: int,
+    corpus: Mapping[str, Mapping[str, CorpusCounts]],
+    final_counts: Mapping[str, np.ndarray],
+    switched: dict[str, Any] | None,
+    pair: str | None,
+    domains: str | None,
+) -> dict[str, Any]:
+    """The content of ``stats.json`` (contract section 3)."""
+    return {
+        "scheme": scheme,
+        "pair": pair or "-".join(checked.languages),
+        "domains": domains,
+        "languages": checked.languages,
+        "vocab_size": vocab_size,
+        "merges": {name: len(merges) for name, merges in bpe.codes.items()},
+        "merges_requested": checked.requested_merges,
+        "bpe": {
+            "backend": settings.backend,
+            "min_frequency": settings.min_frequency,
+            "sentences_per_language": settings.bpe_sentences_per_language,
+            "sample_lines": bpe.sample_lines,
+        },
+        "seed": settings.seed,
+        "corpus": {
+            lang: {split: counts.to_dict() for split, counts in splits.items()}
+            for lang, splits in corpus.items()
+        },
+        "anchors": anchor_statistics(final_counts, len(SPECIAL_TOKENS)),
+        "codeswitch": switched,
+    }
 
 
-def _merges_per_codes(
-    scheme: str, merges: int | Mapping[str, int], languages: list[str]
-) -> dict[str, int]:
-    if scheme in _ONE_BPE_SCHEMES:
-        if not isinstance(merges, int):
-            raise SettingsError(f"the {scheme} scheme learns one BPE: give one number of merges")
-        requested = {JOINT_CODES: merges}
-    elif isinstance(merges, int):
-        requested = {lang: merges for lang in languages}
-    else:
-        missing = [lang for lang in languages if lang not in merges]
-        if missing:
-            raise SettingsError(f"no number of merges given for {missing}")
-        requested = {lang: int(merges[lang]) for lang in languages}
-    if any(count < 0 for count in requested.values()):
-        raise SettingsError(f"numbers of merges must be >= 0: {requested}")
-    return requested
+def _write_stats(path: Path, stats: Mapping[str, Any]) -> None:
+    with atomic_open(path) as handle:
+        json.dump(stats, handle, indent=1, ensure_ascii=False)
+        handle.write("\n")
 
 
-def _codeswitch_corpora(
-    train: dict[str, Path], settings: CodeSwitchSettings, seed: int, work: Path
-):
-    languages = list(train)
-    switched_train, stats = {}, {}
-    for lang in languages:
-        dictionary = settings.dictionary_for(lang, languages)
-        if dictionary is None:
-            switched_train[lang], stats[lang] = train[lang], None
-            continue
-        switched_train[lang] = work / f"{lang}.train.codeswitch.txt"
-        stats[lang] = codeswitch_file(
-            train[lang],
-            switched_train[lang],
-            dictionary,
-            replace_prob=settings.replace_prob,
-            max_changed_share=settings.max_changed_share,
-            batch_words=settings.batch_words,
-            seed=language_seed(seed, lang),
-        ).to_dict()
-    if all(value is None for value in stats.values()):
-        raise SettingsError(
-            f"no codeswitch dictionary matches the languages {languages}: give files for"
-            f" directions such as {languages[0]}-{languages[1]}"
-        )
-    return switched_train, stats
+def binarize_file(
+    tokenizer: SubwordTokenizer, lang: str, in_path: StrPath, out_path: StrPath
+) -> CorpusCounts:
+    """Encode a tokenized corpus of ``lang`` into a ``.npy`` (``</s>`` after each sentence)."""
+    arrays = encode_lines(
+        iter_text([in_path]), lambda words: tokenizer.encode_tokenized_words(words, lang), EOS_ID
+    )
+    with npy_int32_writer(out_path) as writer:
+        return corpus_counts(_written(arrays, writer), EOS_ID, UNK_ID)
 
 
-def _learn_codes(scheme, train, requested, bpe_sentences, seed, backend, min_frequency, work):
-    codes: dict[str, list[Merge]] = {}
-    sample_lines: dict[str, int] = {}
-    if scheme in _ONE_BPE_SCHEMES:
-        sample = work / "bpe-sample.joint.txt"
-        sample_lines = write_bpe_sample(sample, train, bpe_sentences, seed=seed, upsample=True)
-        codes[JOINT_CODES] = learn_bpe(
-            [sample], requested[JOINT_CODES], backend=backend, min_frequency=min_frequency
-        )
-        return codes, {lang: JOINT_CODES for lang in train}, sample_lines
-    for lang, path in train.items():
-        sample = work / f"bpe-sample.{lang}.txt"
-        sample_lines.update(
-            write_bpe_sample(sample, {lang: path}, bpe_sentences, seed=seed, upsample=False)
-        )
-        codes[lang] = learn_bpe(
-            [sample], requested[lang], backend=backend, min_frequency=min_frequency
-        )
-    return codes, {lang: lang for lang in train}, sample_lines
+def _written(arrays: Iterable[np.ndarray], writer: Int32NpyWriter) -> Iterator[np.ndarray]:
+    """Pass arrays through, writing each one (so counting and writing share one pass)."""
+    for array in arrays:
+        writer.write(array)
+        yield array
