@@ -21,6 +21,7 @@ import networkx as nx
 import numpy as np
 import torch
 
+from xling.finetune import FinetuneSettings
 from xling.finetune.mst import decode_trees
 from xling.finetune.tasks import TaskModel, make_task
 from xling.model import EncoderConfig, MLMEncoder
@@ -176,9 +177,9 @@ def bench_training(rng: np.random.Generator) -> None:
         max_positions=128,
     )
     tokenizer = SimpleNamespace(pad_id=0, unk_id=1, eos_id=3)
-    task = make_task(
-        "ner", tokenizer, ner_labels=["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
-    )
+    tags = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
+    settings = FinetuneSettings(epochs=1, max_length=128, seed=0, labels=tags)
+    task = make_task("ner", tokenizer, settings)
     torch.manual_seed(0)
     model = TaskModel(MLMEncoder(config), task.build_head(64, 0.0))
     items = []

@@ -4,17 +4,18 @@ zero-shot routing, checkpoints and resume, metrics.json and prediction files for
 The tokenizer is a real ``xling.vocab.SubwordTokenizer`` (joint BPE) built from generated text.
 """
 
+import dataclasses
 import json
 import random
 
 import pytest
 import torch
 
-from xling.finetune import TaskData, run_finetune
+from xling.finetune import FinetuneSettings, TaskData, run_finetune
 from xling.finetune import checkpoint as checkpoint_module
 from xling.finetune.encoding import align_first_subwords, encode_pair, encode_words
 from xling.finetune.readers import DataFormatError, read_conllu, read_ner
-from xling.finetune.run import freeze_language_specific
+from xling.finetune.run import _fingerprint, freeze_language_specific
 from xling.finetune.tasks import TaskModel, make_task
 from xling.finetune.training import epoch_order, make_scheduler, train_epoch
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained, save_pretrained
@@ -307,9 +308,7 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
         {"batch_size": 8, "lr": "1e-2"},
         out,
         tmp_path / "work",
-        epochs=3,
-        seed=1,
-        max_length=48,
+        FinetuneSettings(epochs=3, seed=1, max_length=48),
         pair="en-fr",
         variant="default",
     )
@@ -350,21 +349,21 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
 def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypatch):
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
-    args = dict(epochs=2, seed=3, max_length=48)
+    settings = FinetuneSettings(epochs=2, seed=3, max_length=48)
     hp = {"batch_size": 16, "lr": 5e-3}
     data = task_data(root, "ner")
-    straight = run_finetune("ner", model_dir, data, hp, tmp_path / "a", tmp_path / "wa", **args)
+    straight = run_finetune("ner", model_dir, data, hp, tmp_path / "a", tmp_path / "wa", settings)
 
     def killed(*_, **__):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(checkpoint_module, "prune", killed)
     with pytest.raises(KeyboardInterrupt):
-        run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", **args)
+        run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
     assert not (tmp_path / "b" / "metrics.json").exists()
     monkeypatch.undo()
     seen = spy_languages(monkeypatch)
-    resumed = run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", **args)
+    resumed = run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
     assert resumed == straight
     trained = sum(training for _, training in seen)
     assert trained == -(-300 // 16)  # one epoch of batches, not two
@@ -373,14 +372,29 @@ def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypa
 def test_state_of_other_settings_is_discarded(world_dir, tmp_path):
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
-    args = dict(epochs=2, seed=3, max_length=48, keep_work_dir=True)
+    settings = FinetuneSettings(epochs=2, seed=3, max_length=48)
+    args = dict(keep_work_dir=True)
     data = task_data(root, "ner")
     work = tmp_path / "work"
     run_finetune(
-        "ner", model_dir, data, {"batch_size": 16, "lr": 5e-3}, tmp_path / "a", work, **args
+        "ner",
+        model_dir,
+        data,
+        {"batch_size": 16, "lr": 5e-3},
+        tmp_path / "a",
+        work,
+        settings,
+        **args,
     )
     other = run_finetune(
-        "ner", model_dir, data, {"batch_size": 32, "lr": 5e-3}, tmp_path / "b", work, **args
+        "ner",
+        model_dir,
+        data,
+        {"batch_size": 32, "lr": 5e-3},
+        tmp_path / "b",
+        work,
+        settings,
+        **args,
     )
     fresh = run_finetune(
         "ner",
@@ -389,6 +403,7 @@ def test_state_of_other_settings_is_discarded(world_dir, tmp_path):
         {"batch_size": 32, "lr": 5e-3},
         tmp_path / "c",
         tmp_path / "w2",
+        settings,
         **args,
     )
     assert other == fresh
@@ -408,11 +423,7 @@ def test_parsing_end_to_end(world_dir, tmp_path):
         {"batch_size": 8, "lr": 5e-3},
         out,
         tmp_path / "work",
-        epochs=3,
-        seed=1,
-        max_length=48,
-        parser_arc_dim=32,
-        parser_label_dim=16,
+        FinetuneSettings(epochs=3, seed=1, max_length=48, arc_dim=32, label_dim=16),
     )
     assert metrics["metric"] == "las"
     assert metrics["dev"]["en"] > 0.5  # a fixed word order: well above chance
@@ -438,12 +449,9 @@ def test_parsing_can_exclude_punctuation(world_dir, tmp_path):
         {"batch_size": 32, "lr": 5e-3},
         tmp_path / "out",
         tmp_path / "work",
-        epochs=1,
-        seed=1,
-        max_length=48,
-        parser_arc_dim=16,
-        parser_label_dim=8,
-        exclude_punct=True,
+        FinetuneSettings(
+            epochs=1, seed=1, max_length=48, arc_dim=16, label_dim=8, exclude_punct=True
+        ),
     )
     assert metrics["metric"] == "las_no_punct"
 
@@ -460,10 +468,7 @@ def test_xnli_end_to_end(world_dir, tmp_path):
         hp,
         out,
         tmp_path / "work",
-        epochs=3,
-        epoch_size=400,
-        seed=1,
-        max_length=24,
+        FinetuneSettings(epochs=3, epoch_size=400, seed=1, max_length=24),
     )
     assert metrics["hp_id"] == "bs8_elr0.001_clr0.01"
     assert metrics["metric"] == "accuracy"
@@ -488,9 +493,7 @@ def test_bad_input_fails_before_training(world_dir, tmp_path):
             {"batch_size": 8, "lr": 1e-3},
             tmp_path / "o",
             tmp_path / "w",
-            epochs=1,
-            seed=1,
-            max_length=48,
+            FinetuneSettings(epochs=1, seed=1, max_length=48),
         )
     assert not (tmp_path / "w").exists()
     with pytest.raises(ValueError, match=r"language\(s\) \['de'\]"):
@@ -501,9 +504,7 @@ def test_bad_input_fails_before_training(world_dir, tmp_path):
             {"batch_size": 8, "lr": 1e-3},
             tmp_path / "o",
             tmp_path / "w",
-            epochs=1,
-            seed=1,
-            max_length=48,
+            FinetuneSettings(epochs=1, seed=1, max_length=48),
         )
     with pytest.raises(ValueError, match="exactly"):
         run_finetune(
@@ -513,10 +514,66 @@ def test_bad_input_fails_before_training(world_dir, tmp_path):
             {"batch_size": 8},
             tmp_path / "o",
             tmp_path / "w",
-            epochs=1,
-            seed=1,
-            max_length=48,
+            FinetuneSettings(epochs=1, seed=1, max_length=48),
         )
+    with pytest.raises(ValueError, match=r"max_positions 48 .*tasks\.ner\.max_length"):
+        run_finetune(
+            "ner",
+            model_dir,
+            data,
+            {"batch_size": 8, "lr": 1e-3},
+            tmp_path / "o",
+            tmp_path / "w",
+            FinetuneSettings(epochs=1, seed=1, max_length=64),
+        )
+
+
+def test_make_task_takes_its_options_from_the_settings(world_dir):
+    tokenizer = world_dir[1]
+    settings = FinetuneSettings(epochs=1, max_length=48, seed=0, labels=["O", "B-PER", "I-PER"])
+    assert make_task("ner", tokenizer, settings).labels == ["O", "B-PER", "I-PER"]
+    assert make_task("ner", tokenizer).labels is None  # from the training file
+    settings = dataclasses.replace(settings, arc_dim=16, label_dim=8, exclude_punct=True)
+    parser = make_task("parsing", tokenizer, settings)
+    assert (parser.arc_dim, parser.label_dim, parser.metric) == (16, 8, "las_no_punct")
+    assert make_task("parsing", tokenizer).metric == "las"
+
+
+def test_resume_fingerprint_covers_every_setting_that_changes_training(world_dir, tmp_path):
+    root, tokenizer = world_dir
+    model_dir = make_model(world_dir, tmp_path)
+    config = EncoderConfig.load(model_dir / "config.json")
+    base = FinetuneSettings(epochs=2, max_length=48, seed=1)
+    hp = {"batch_size": 8, "lr": 0.01}
+
+    def fingerprint(task, settings, hp=hp):
+        spec = make_task(task, tokenizer, settings)
+        data = task_data(root, task)
+        return _fingerprint(task, hp, settings, spec, config, model_dir, data)
+
+    reference = fingerprint("ner", base)
+    assert list(reference) == [
+        *("task", "hp", "seed", "epochs", "epoch_size", "max_length", "head_dropout", "labels"),
+        *("source_lang", "metric", "parser_dims", "model", "train", "dev"),
+    ]
+    assert reference["head_dropout"] == config.dropout  # resolved, not None
+    assert fingerprint("ner", dataclasses.replace(base, eval_batch_size=8)) == reference
+    assert fingerprint("ner", base, {"batch_size": 16, "lr": 0.01}) != reference
+    changes = [
+        ("ner", {"seed": 2}),
+        ("ner", {"epochs": 3}),
+        ("ner", {"epoch_size": 100}),
+        ("ner", {"max_length": 40}),
+        ("ner", {"head_dropout": 0.1}),
+        ("ner", {"labels": ["O", "B-PER", "I-PER", "B-LOC"]}),
+        ("ner", {"source_lang": "fr"}),
+        ("parsing", {"arc_dim": 16}),
+        ("parsing", {"label_dim": 8}),
+        ("parsing", {"exclude_punct": True}),
+    ]
+    for task, change in changes:
+        other = fingerprint(task, dataclasses.replace(base, **change))
+        assert other != fingerprint(task, base), change
 
 
 def test_ner_words_beyond_the_limit_are_predicted_outside(world_dir):

@@ -153,6 +153,7 @@ class OneIdPerWord:
 
 
 def test_words_beyond_the_length_limit_still_get_a_tree(tmp_path):
+    from xling.finetune import FinetuneSettings
     from xling.finetune.readers import read_conllu
     from xling.finetune.tasks import TaskModel, make_task
     from xling.model import EncoderConfig, MLMEncoder
@@ -163,7 +164,8 @@ def test_words_beyond_the_length_limit_still_get_a_tree(tmp_path):
     ]
     path = tmp_path / "long.conllu"
     path.write_text("\n".join(lines) + "\n\n")
-    task = make_task("parsing", OneIdPerWord(), parser_arc_dim=8, parser_label_dim=4)
+    settings = FinetuneSettings(epochs=1, max_length=5, seed=0, arc_dim=8, label_dim=4)
+    task = make_task("parsing", OneIdPerWord(), settings)
     items = task.encode(read_conllu(path), "en", max_length=5)  # 3 of 8 words fit
     assert len(items[0]["first_subword"]) == 3
     torch.manual_seed(0)

@@ -1,7 +1,7 @@
 """Zero-shot fine-tuning for XNLI, NER and parsing (Wu, Conneau et al. 2020, section 3.2).
 
-The torch-free parts (grids, selection, metrics, readers) import cheaply, so the Snakefile can use
-them at parse time; ``run_finetune`` and the models load torch on first use.
+The torch-free parts (grids, settings, selection, metrics, readers) import cheaply, so the
+Snakefile can use them at parse time; ``run_finetune`` and the models load torch on first use.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Any
 
 from xling.finetune.grid import TASK_HP_KEYS, grid_points, hp_id, normalize_hp, parse_hp_id
 from xling.finetune.select import select_best
+from xling.finetune.settings import FinetuneSettings
 
 _LAZY = {
     "run_finetune": "xling.finetune.run",
@@ -29,6 +30,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "TASK_HP_KEYS",
     "DataFormatError",
+    "FinetuneSettings",
     "TaskData",
     "freeze_language_specific",
     "grid_points",

@@ -22,6 +22,7 @@ from xling.atomic import write_json
 from xling.finetune import checkpoint
 from xling.finetune.encoding import Tokenizer
 from xling.finetune.grid import hp_id, normalize_hp
+from xling.finetune.settings import FinetuneSettings
 from xling.finetune.tasks import Task, TaskModel, make_task
 from xling.finetune.training import (
     batches_per_epoch,
@@ -57,6 +58,24 @@ class Split:
     items: list[dict[str, Any]]
 
 
+@dataclass
+class Encoded:
+    """Every file of a job, read and encoded: the training file, dev and test per language."""
+
+    train: Split
+    dev: dict[str, Split]
+    test: dict[str, Split]
+
+
+@dataclass
+class Evaluation:
+    """The selected epoch's scores on dev and test per language, and its test predictions."""
+
+    dev: dict[str, float]
+    test: dict[str, float]
+    test_predictions: dict[str, list]
+
+
 def freeze_language_specific(encoder: MLMEncoder) -> list[str]:
     """Stop gradients into language-specific parameters (paper, 4.3); returns their names."""
     frozen = []
@@ -72,9 +91,85 @@ def load_tokenizer(model_dir: Path) -> Tokenizer:
     return SubwordTokenizer.load(model_dir / "tokenizer")
 
 
-def _stamp(path: Path) -> list:
-    info = os.stat(path)
-    return [str(Path(path).resolve()), info.st_size, info.st_mtime_ns]
+def run_finetune(
+    task: str,
+    model_dir: str | Path,
+    data: TaskData,
+    hp: Mapping[str, object],
+    out_dir: str | Path,
+    work_dir: str | Path,
+    settings: FinetuneSettings,
+    *,
+    threads: int = 1,
+    pair: str = "",
+    variant: str = "",
+    device: str | None = None,
+    tokenizer: Tokenizer | None = None,
+    keep_work_dir: bool = False,
+) -> dict:
+    """Fine-tune ``model_dir`` on ``task`` with grid point ``hp``; write metrics and predictions.
+
+    Trains ``settings.epochs`` epochs on ``data.train`` (``settings.source_lang``), scores the
+    source language's dev after each, keeps the best epoch (ties: the earliest), then evaluates it
+    on dev and test of every language in ``data``. Writes ``out_dir/predictions.{lang}.{ext}``
+    (test) and, last, ``out_dir/metrics.json`` (docs/contracts.md section 5), all atomically;
+    returns the metrics. Resumable state lives in ``work_dir``: a rerun after a kill continues
+    after the last epoch. ``pair``/``variant`` are copied into metrics.json. ``device`` None picks
+    CUDA when present. ``tokenizer`` None loads ``model_dir/tokenizer``. Once metrics.json is
+    written the work directory is deleted (a paper study has over a thousand jobs) unless
+    ``keep_work_dir``; it then holds the weights of the last and of the selected epoch.
+    """
+    started = time.perf_counter()
+    torch.set_num_threads(threads)
+    model_dir, out_dir, work_dir = Path(model_dir), Path(out_dir), Path(work_dir)
+    hp = normalize_hp(task, hp)
+    config = _validate(task, model_dir, data, settings)
+    run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    tokenizer = tokenizer or load_tokenizer(model_dir)
+    _check_tokenizer(tokenizer, config, model_dir)
+    spec = make_task(task, tokenizer, settings)
+    encoded = _encode(spec, data, settings, config.max_positions)
+    model, frozen = _build_model(spec, model_dir, config, settings, run_device)
+    log.info(
+        "%s %s on %s: %d train examples, %d frozen tensors",
+        *(task, hp_id(hp), run_device, len(encoded.train.items), len(frozen)),
+    )
+    fingerprint = _fingerprint(task, hp, settings, spec, config, model_dir, data)
+    source_dev = encoded.dev[settings.source_lang]
+    history, best_epoch = _fit(
+        spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
+    )
+    checkpoint.load_epoch(work_dir, model, best_epoch)
+    evaluation = _evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
+    metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
+    metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": evaluation.dev}
+    metrics |= {"test": evaluation.test, "epochs": history}
+    _write(spec, encoded, evaluation, metrics, out_dir)
+    if not keep_work_dir:
+        _remove_work_dir(work_dir)
+    seconds = time.perf_counter() - started
+    log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
+    return metrics
+
+
+# ----------------------------------------------------------------------------- validate
+def _validate(
+    task: str, model_dir: Path, data: TaskData, settings: FinetuneSettings
+) -> EncoderConfig:
+    """Check the job against the model's config before anything is read; return that config."""
+    source = settings.source_lang
+    if source not in data.dev:
+        raise ValueError(f"data.dev has no {source} file, which epoch selection needs")
+    config = EncoderConfig.load(model_dir / "config.json")
+    missing = sorted(({source} | set(data.dev) | set(data.test)) - set(config.languages))
+    if missing:
+        raise ValueError(f"{model_dir} has no parts for language(s) {missing}: {config.languages}")
+    if settings.max_length > config.max_positions:
+        raise ValueError(
+            f"max_length {settings.max_length} exceeds the max_positions {config.max_positions} "
+            f"of {model_dir}: lower config key tasks.{task}.max_length"
+        )
+    return config
 
 
 def _check_tokenizer(tokenizer: Tokenizer, config: EncoderConfig, model_dir: Path) -> None:
@@ -91,24 +186,72 @@ def _check_tokenizer(tokenizer: Tokenizer, config: EncoderConfig, model_dir: Pat
         )
 
 
-def _read_all(
-    spec: Task, data: TaskData, source_lang: str, max_length: int, eval_length: int
-) -> tuple[Split, dict[str, Split], dict[str, Split]]:
-    """Read, check and encode every file up front, so bad input fails in seconds, not hours."""
-    train = spec.read(data.train, source_lang, "train")
+# ----------------------------------------------------------------------------- encode
+def _encode(spec: Task, data: TaskData, settings: FinetuneSettings, eval_length: int) -> Encoded:
+    """Read, check and encode every file up front, so bad input fails in seconds, not hours.
+
+    Training inputs are cut at ``settings.max_length``, evaluation inputs at ``eval_length``.
+    """
+    source = settings.source_lang
+    train = spec.read(data.train, source, "train")
     spec.fit_labels(train)
     dev = {lang: spec.read(path, lang, "dev") for lang, path in data.dev.items()}
     test = {lang: spec.read(path, lang, "test") for lang, path in data.test.items()}
-    return (
-        Split(source_lang, train, spec.encode(train, source_lang, max_length)),
+    return Encoded(
+        Split(source, train, spec.encode(train, source, settings.max_length)),
         {lang: Split(lang, ex, spec.encode(ex, lang, eval_length)) for lang, ex in dev.items()},
         {lang: Split(lang, ex, spec.encode(ex, lang, eval_length)) for lang, ex in test.items()},
     )
 
 
-def _evaluate(spec: Task, model: TaskModel, split: Split, batch_size: int, device) -> tuple:
-    predictions = predict(spec, model, split.items, split.lang, batch_size, device)
-    return spec.score(split.examples, predictions), predictions
+# ----------------------------------------------------------------------------- fit
+def _head_dropout(settings: FinetuneSettings, config: EncoderConfig) -> float:
+    return config.dropout if settings.head_dropout is None else settings.head_dropout
+
+
+def _build_model(
+    spec: Task,
+    model_dir: Path,
+    config: EncoderConfig,
+    settings: FinetuneSettings,
+    device: torch.device,
+) -> tuple[TaskModel, list[str]]:
+    """The pretrained encoder with a new, seeded head; returns it and the frozen parameters."""
+    encoder = load_pretrained(model_dir)
+    torch.manual_seed(settings.seed)  # seeds the head's initial weights
+    model = TaskModel(encoder, spec.build_head(config.dim, _head_dropout(settings, config)))
+    frozen = freeze_language_specific(encoder)
+    return model.to(device), frozen
+
+
+def _stamp(path: Path) -> list:
+    info = os.stat(path)
+    return [str(Path(path).resolve()), info.st_size, info.st_mtime_ns]
+
+
+def _fingerprint(
+    task: str,
+    hp: dict,
+    settings: FinetuneSettings,
+    spec: Task,
+    config: EncoderConfig,
+    model_dir: Path,
+    data: TaskData,
+) -> dict:
+    """What a saved state must match to be resumed: the settings that change the weights' path
+    (resolved: the head dropout taken, the tag set used) and the input files' stamps.
+
+    Left out: ``eval_batch_size`` (scores only) and ``exclude_punct`` (in ``metric``).
+    """
+    source = settings.source_lang
+    fingerprint = {"task": task, "hp": hp, "seed": settings.seed, "epochs": settings.epochs}
+    fingerprint |= {"epoch_size": settings.epoch_size, "max_length": settings.max_length}
+    fingerprint |= {"head_dropout": _head_dropout(settings, config), "labels": spec.labels}
+    fingerprint |= {"source_lang": source, "metric": spec.metric}
+    fingerprint |= {"parser_dims": [settings.arc_dim, settings.label_dim]}
+    fingerprint |= {"model": _stamp(model_dir / "model.safetensors")}
+    fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
+    return fingerprint
 
 
 def _fit(
@@ -117,11 +260,7 @@ def _fit(
     train: Split,
     dev: Split,
     hp: dict,
-    *,
-    epochs: int,
-    epoch_size: int | None,
-    seed: int,
-    eval_batch_size: int,
+    settings: FinetuneSettings,
     device: torch.device,
     work_dir: Path,
     fingerprint: dict,
@@ -131,29 +270,18 @@ def _fit(
     Returns the per-epoch dev history and the best epoch (ties: the earliest), whose weights are
     in ``work_dir``.
     """
+    epochs, batch_size = settings.epochs, hp["batch_size"]
     optimizer = torch.optim.Adam(spec.parameter_groups(model, hp))
-    steps = epochs * batches_per_epoch(len(train.items), hp["batch_size"], epoch_size)
+    steps = epochs * batches_per_epoch(len(train.items), batch_size, settings.epoch_size)
     scheduler = make_scheduler(optimizer, spec.lr_schedule, steps, WARMUP_FRACTION)
     work_dir.mkdir(parents=True, exist_ok=True)
-    state = checkpoint.load_state(work_dir, fingerprint)
-    history: list[dict] = []
-    best_epoch = 0
-    if state is not None:
-        checkpoint.load_epoch(work_dir, model, state["epoch"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        torch.set_rng_state(state["rng"])
-        if device.type == "cuda" and state.get("cuda_rng") is not None:
-            torch.cuda.set_rng_state(state["cuda_rng"], device)
-        history, best_epoch = state["history"], state["best_epoch"]
-        log.info("resuming after epoch %d from %s", state["epoch"], work_dir)
+    history, best_epoch = _resume(work_dir, fingerprint, model, optimizer, scheduler, device)
     for epoch in range(len(history) + 1, epochs + 1):
         tick = time.perf_counter()
-        order = epoch_order(len(train.items), epoch, seed, epoch_size)
-        batch_size = hp["batch_size"]
+        order = epoch_order(len(train.items), epoch, settings.seed, settings.epoch_size)
         args = (train.items, order, batch_size, train.lang, optimizer, scheduler, device)
         loss = train_epoch(spec, model, *args)
-        score, _ = _evaluate(spec, model, dev, eval_batch_size, device)
+        score, _ = _evaluate(spec, model, dev, settings.eval_batch_size, device)
         history.append({"epoch": epoch, "dev": {dev.lang: score}})
         if not best_epoch or score > history[best_epoch - 1]["dev"][dev.lang]:
             best_epoch = epoch
@@ -173,126 +301,61 @@ def _fit(
     return history, best_epoch
 
 
-def run_finetune(
-    task: str,
-    model_dir: str | Path,
-    data: TaskData,
-    hp: Mapping[str, object],
-    out_dir: str | Path,
-    work_dir: str | Path,
-    *,
-    epochs: int,
-    seed: int,
-    max_length: int,
-    source_lang: str = "en",
-    epoch_size: int | None = None,
-    threads: int = 1,
-    eval_batch_size: int = 64,
-    head_dropout: float | None = None,
-    ner_labels: list[str] | None = None,
-    parser_arc_dim: int = 512,
-    parser_label_dim: int = 128,
-    exclude_punct: bool = False,
-    pair: str = "",
-    variant: str = "",
-    device: str | None = None,
-    tokenizer: Tokenizer | None = None,
-    keep_work_dir: bool = False,
-) -> dict:
-    """Fine-tune ``model_dir`` on ``task`` with grid point ``hp``; write metrics and predictions.
+def _resume(
+    work_dir: Path,
+    fingerprint: dict,
+    model: TaskModel,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    device: torch.device,
+) -> tuple[list[dict], int]:
+    """Restore the state a killed run of the same job left; its history and best epoch so far."""
+    state = checkpoint.load_state(work_dir, fingerprint)
+    if state is None:
+        return [], 0
+    checkpoint.load_epoch(work_dir, model, state["epoch"])
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    torch.set_rng_state(state["rng"])
+    if device.type == "cuda" and state.get("cuda_rng") is not None:
+        torch.cuda.set_rng_state(state["cuda_rng"], device)
+    log.info("resuming after epoch %d from %s", state["epoch"], work_dir)
+    return state["history"], state["best_epoch"]
 
-    Trains ``epochs`` epochs on ``data.train`` (``source_lang``), scores ``source_lang`` dev after
-    each, keeps the best epoch (ties: the earliest), then evaluates it on dev and test of every
-    language in ``data``. Writes ``out_dir/predictions.{lang}.{ext}`` (test) and, last,
-    ``out_dir/metrics.json`` (docs/contracts.md section 5), all atomically; returns the metrics.
-    Resumable state lives in ``work_dir``: a rerun after a kill continues after the last epoch.
 
-    ``max_length`` limits training inputs (subwords, boundaries included); evaluation uses the
-    model's ``max_positions``. ``epoch_size`` (examples per epoch, None = one pass) reproduces
-    XLM's XNLI epochs. ``head_dropout`` None takes the encoder's dropout. ``ner_labels`` None
-    takes the tags of the training file. ``parser_*_dim`` are the biaffine MLP sizes;
-    ``exclude_punct`` scores LAS without PUNCT/SYM words. ``pair``/``variant`` are copied into
-    metrics.json. ``device`` None picks CUDA when present. ``tokenizer`` None loads
-    ``model_dir/tokenizer``. Once metrics.json is written the work directory is deleted (a paper
-    study has over a thousand jobs) unless ``keep_work_dir``; it then holds the weights of the
-    last and of the selected epoch.
-    """
-    started = time.perf_counter()
-    torch.set_num_threads(threads)
-    model_dir, out_dir, work_dir = Path(model_dir), Path(out_dir), Path(work_dir)
-    hp = normalize_hp(task, hp)
-    if epochs < 1:
-        raise ValueError(f"epochs must be at least 1, got {epochs}")
-    if source_lang not in data.dev:
-        raise ValueError(f"data.dev has no {source_lang} file, which epoch selection needs")
-    config = EncoderConfig.load(model_dir / "config.json")
-    missing = sorted(({source_lang} | set(data.dev) | set(data.test)) - set(config.languages))
-    if missing:
-        raise ValueError(f"{model_dir} has no parts for language(s) {missing}: {config.languages}")
-    if not 3 <= max_length <= config.max_positions:
-        raise ValueError(f"max_length {max_length} must lie in 3..{config.max_positions}")
-    run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    tokenizer = tokenizer or load_tokenizer(model_dir)
-    _check_tokenizer(tokenizer, config, model_dir)
-    spec = make_task(
-        task,
-        tokenizer,
-        ner_labels=ner_labels,
-        parser_arc_dim=parser_arc_dim,
-        parser_label_dim=parser_label_dim,
-        exclude_punct=exclude_punct,
-    )
-    train, dev, test = _read_all(spec, data, source_lang, max_length, config.max_positions)
+# ----------------------------------------------------------------------------- evaluate
+def _evaluate(spec: Task, model: TaskModel, split: Split, batch_size: int, device) -> tuple:
+    predictions = predict(spec, model, split.items, split.lang, batch_size, device)
+    return spec.score(split.examples, predictions), predictions
 
-    encoder = load_pretrained(model_dir)
-    torch.manual_seed(seed)
-    dropout = config.dropout if head_dropout is None else head_dropout
-    model = TaskModel(encoder, spec.build_head(config.dim, dropout))
-    frozen = freeze_language_specific(encoder)
-    model.to(run_device)
-    log.info(
-        "%s %s on %s: %d train examples, %d frozen tensors",
-        *(task, hp_id(hp), run_device, len(train.items), len(frozen)),
-    )
-    settings = {"task": task, "hp": hp, "seed": seed, "epochs": epochs, "epoch_size": epoch_size}
-    settings |= {"max_length": max_length, "head_dropout": dropout, "labels": spec.labels}
-    settings |= {"source_lang": source_lang, "metric": spec.metric}
-    settings |= {"parser_dims": [parser_arc_dim, parser_label_dim]}
-    settings |= {"model": _stamp(model_dir / "model.safetensors"), "train": _stamp(data.train)}
-    settings |= {"dev": _stamp(data.dev[source_lang])}
-    history, best_epoch = _fit(
-        spec,
-        model,
-        train,
-        dev[source_lang],
-        hp,
-        epochs=epochs,
-        epoch_size=epoch_size,
-        seed=seed,
-        eval_batch_size=eval_batch_size,
-        device=run_device,
-        work_dir=work_dir,
-        fingerprint=settings,
-    )
 
-    checkpoint.load_epoch(work_dir, model, best_epoch)
-    dev_scores = {
-        lang: _evaluate(spec, model, split, eval_batch_size, run_device)[0]
-        for lang, split in dev.items()
+def _evaluate_all(
+    spec: Task, model: TaskModel, encoded: Encoded, batch_size: int, device: torch.device
+) -> Evaluation:
+    """Scores of the model as it is (the selected epoch) on every dev and test file."""
+    dev = {
+        lang: _evaluate(spec, model, split, batch_size, device)[0]
+        for lang, split in encoded.dev.items()
     }
-    test_scores = {}
-    for lang, split in test.items():
-        test_scores[lang], predictions = _evaluate(spec, model, split, eval_batch_size, run_device)
+    evaluation = Evaluation(dev=dev, test={}, test_predictions={})
+    for lang, split in encoded.test.items():
+        score, predictions = _evaluate(spec, model, split, batch_size, device)
+        evaluation.test[lang], evaluation.test_predictions[lang] = score, predictions
+    return evaluation
+
+
+# ----------------------------------------------------------------------------- write
+def _write(
+    spec: Task, encoded: Encoded, evaluation: Evaluation, metrics: dict, out_dir: Path
+) -> None:
+    """Test predictions, then metrics.json (the job's declared output) last, each atomically."""
+    for lang, split in encoded.test.items():
         path = out_dir / f"predictions.{lang}.{spec.prediction_extension}"
-        spec.write_predictions(path, lang, split.examples, predictions)
-    metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
-    metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": dev_scores}
-    metrics |= {"test": test_scores, "epochs": history}
+        spec.write_predictions(path, lang, split.examples, evaluation.test_predictions[lang])
     write_json(out_dir / "metrics.json", metrics)
-    if not keep_work_dir:
-        checkpoint.clear(work_dir)
-        with contextlib.suppress(OSError):
-            work_dir.rmdir()  # only if nothing else lives there
-    seconds = time.perf_counter() - started
-    log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, test_scores)
-    return metrics
+
+
+def _remove_work_dir(work_dir: Path) -> None:
+    checkpoint.clear(work_dir)
+    with contextlib.suppress(OSError):
+        work_dir.rmdir()  # only if nothing else lives there

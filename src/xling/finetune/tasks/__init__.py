@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xling.finetune.encoding import Tokenizer
+from xling.finetune.settings import FinetuneSettings
 from xling.finetune.tasks.base import Task, TaskModel
 from xling.finetune.tasks.ner import NerTask
 from xling.finetune.tasks.parsing import ParsingTask
@@ -13,24 +12,21 @@ from xling.finetune.tasks.xnli import XnliTask
 TASK_NAMES = ("xnli", "ner", "parsing")
 
 
-def make_task(
-    name: str,
-    tokenizer: Tokenizer,
-    *,
-    ner_labels: Sequence[str] | None = None,
-    parser_arc_dim: int = 512,
-    parser_label_dim: int = 128,
-    exclude_punct: bool = False,
-) -> Task:
-    """The task object for ``name``; options that do not concern it are ignored."""
+def make_task(name: str, tokenizer: Tokenizer, settings: FinetuneSettings | None = None) -> Task:
+    """The task object for ``name``, with its options from ``settings`` (None: the task's defaults).
+
+    Settings that do not concern the task are ignored.
+    """
     if name == "ner":
-        return NerTask(tokenizer, labels=ner_labels)
+        return NerTask(tokenizer) if settings is None else NerTask(tokenizer, settings.labels)
     if name == "parsing":
+        if settings is None:
+            return ParsingTask(tokenizer)
         return ParsingTask(
             tokenizer,
-            arc_dim=parser_arc_dim,
-            label_dim=parser_label_dim,
-            exclude_punct=exclude_punct,
+            arc_dim=settings.arc_dim,
+            label_dim=settings.label_dim,
+            exclude_punct=settings.exclude_punct,
         )
     if name == "xnli":
         return XnliTask(tokenizer)
