@@ -1,6 +1,6 @@
 """Zero-shot fine-tuning for XNLI, NER and parsing (Wu, Conneau et al. 2020, section 3.2).
 
-The torch-free parts (grids, selection, metrics, readers) import cheaply, so the Snakefile can use
+The torch-free parts (grids, selection, metrics) import cheaply, so the Snakefile can use
 them at parse time; ``run_finetune`` and the models load torch on first use.
 """
 
@@ -16,7 +16,7 @@ _LAZY = {
     "run_finetune": "xling.finetune.run",
     "TaskData": "xling.finetune.run",
     "freeze_language_specific": "xling.finetune.run",
-    "DataFormatError": "xling.finetune.readers",
+    "DataFormatError": "xling.errors",  # what run_finetune raises for a malformed task file
 }
 
 
