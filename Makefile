@@ -20,12 +20,7 @@ demo: $(STAMP)
 	$(BIN)/snakemake all --cores $(CORES) --configfile config/demo.yaml
 
 ## make test: lint, formatting, unit tests, DAG tests, the reduced demo end to end
-test: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/snakefmt --check Snakefile workflow/rules
-	$(BIN)/snakemake --lint --configfile config/demo.yaml
-	$(BIN)/snakemake --lint --configfile config/config.yaml
+test: lint
 	$(BIN)/pytest
 
 lint: $(STAMP)
@@ -33,6 +28,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint --configfile config/demo.yaml
+	$(BIN)/snakemake --lint --configfile config/config.yaml
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .

@@ -8,8 +8,9 @@ from xling.acquire.ner_import import (
     read_wikiann,
     realign_to_words,
 )
-from xling.acquire.xnli import XNLI_REQUIRED, import_xnli, parallel_sentences
-from xling.finetune.readers import DataFormatError, tsv_rows
+from xling.acquire.xnli import import_xnli, parallel_sentences
+from xling.contracts.xnli import XNLI_REQUIRED, tsv_rows
+from xling.errors import DataFormatError
 
 HEADER = [
     "language", "gold_label", "sentence1_binary_parse", "sentence2_binary_parse",

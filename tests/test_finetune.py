@@ -11,10 +11,12 @@ import random
 import pytest
 import torch
 
+from xling.contracts.conllu import read_conllu
+from xling.contracts.ner import read_ner
+from xling.errors import DataFormatError
 from xling.finetune import FinetuneSettings, TaskData, run_finetune
 from xling.finetune import checkpoint as checkpoint_module
 from xling.finetune.encoding import align_first_subwords, encode_pair, encode_words
-from xling.finetune.readers import DataFormatError, read_conllu, read_ner
 from xling.finetune.run import _fingerprint, freeze_language_specific
 from xling.finetune.tasks import TaskModel, make_task
 from xling.finetune.training import epoch_order, make_scheduler, train_epoch

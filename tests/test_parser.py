@@ -153,8 +153,8 @@ class OneIdPerWord:
 
 
 def test_words_beyond_the_length_limit_still_get_a_tree(tmp_path):
+    from xling.contracts.conllu import read_conllu
     from xling.finetune import FinetuneSettings
-    from xling.finetune.readers import read_conllu
     from xling.finetune.tasks import TaskModel, make_task
     from xling.model import EncoderConfig, MLMEncoder
 

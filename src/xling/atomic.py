@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -71,3 +71,10 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def atomic_write(path: str | os.PathLike, chunks: Iterable[str]) -> None:
+    """Write text chunks to ``path`` through :func:`atomic_open`: a reader never sees a half file,
+    and a generator of chunks streams (memory holds one chunk)."""
+    with atomic_open(path) as handle:
+        handle.writelines(chunks)

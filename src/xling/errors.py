@@ -31,6 +31,21 @@ class InputFileError(ValueError):
         super().__init__(message)
 
 
+class DataFormatError(InputFileError):
+    """A data file that breaks its format (docs/contracts.md): ``{path}:{line}: {reason} ({fix})``.
+
+    The compact ``file:line`` form (editors and grep jump to it) rather than InputFileError's
+    wording, because the readers of :mod:`xling.contracts` and their tests have always used it.
+    """
+
+    def __init__(self, path: str | PathLike[str], line: int, reason: str, fix: str = "") -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        self.fix = fix or None
+        ValueError.__init__(self, f"{path}:{line}: {reason}" + (f" ({fix})" if fix else ""))
+
+
 class EmptyCorpusError(InputFileError):
     """A corpus file with no usable line."""
 

@@ -13,30 +13,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from xling.atomic import atomic_open
-from xling.finetune.readers import DataFormatError, read_ner
+from xling.contracts.ner import read_ner, write_ner
+from xling.errors import DataFormatError
 
 TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
 MSRA_TYPES = {"NR": "PER", "NS": "LOC", "NT": "ORG", "PER": "PER", "LOC": "LOC", "ORG": "ORG"}
 Sentence = tuple[list[str], list[str]]
 
 
-def write_wikiann(path: str | Path, lang: str, sentences: Iterable[Sentence]) -> int:
-    count = 0
-    with atomic_open(path) as out:
-        for words, tags in sentences:
-            for word, tag in zip(words, tags, strict=True):
-                out.write(f"{lang}:{word}\t{tag}\n")
-            out.write("\n")
-            count += 1
-    return count
-
-
 def read_wikiann(path: str | Path, lang: str) -> list[Sentence]:
-    """Parse a WikiAnn file (the task reader's checks) and require the PER / LOC / ORG tag set."""
+    """Parse a WikiAnn file (xling.contracts.ner's checks); require the PER / LOC / ORG tag set."""
     sentences = []
     for sentence in read_ner(path, lang):
         for index, tag in enumerate(sentence.tags):
@@ -211,6 +200,5 @@ def import_ner(
     else:
         raise ValueError(f"unknown NER dataset {dataset!r}; known: {sorted(MANUAL_LAYOUT)}")
     return {
-        split: write_wikiann(outputs[split], lang, splits[split])
-        for split in ("train", "dev", "test")
+        split: write_ner(outputs[split], lang, splits[split]) for split in ("train", "dev", "test")
     }

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.finetune.readers import read_conllu
+from xling.contracts.conllu import read_conllu
 
 
 def import_treebank(release_dir: str | Path, treebank: str, outputs: dict[str, str | Path]) -> dict:

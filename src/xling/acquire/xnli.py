@@ -11,11 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.finetune.readers import tsv_rows
-
-# The XNLI files are read by the fine-tuning stage's readers (one reader per format).
-XNLI_REQUIRED = ("language", "gold_label", "sentence1", "sentence2", "promptID", "pairID")
-XNLI_MT_HEADER = ("premise", "hypo", "label")
+from xling.contracts.xnli import XNLI_MT_COLUMNS, XNLI_REQUIRED, tsv_rows
 
 
 def _find(root: Path, name: str) -> Path:
@@ -32,7 +28,7 @@ def import_xnli(
     for name, dest, root, required in (
         ("xnli.dev.tsv", dev, Path(xnli_dir), XNLI_REQUIRED),
         ("xnli.test.tsv", test, Path(xnli_dir), XNLI_REQUIRED),
-        ("multinli.train.en.tsv", train, Path(xnli_mt_dir), XNLI_MT_HEADER),
+        ("multinli.train.en.tsv", train, Path(xnli_mt_dir), XNLI_MT_COLUMNS),
     ):
         source = _find(root, name)
         for _ in tsv_rows(source, required):  # validate every line before the copy

@@ -1,7 +1,7 @@
 """Zero-shot fine-tuning for XNLI, NER and parsing (Wu, Conneau et al. 2020, section 3.2).
 
-The torch-free parts (grids, settings, selection, metrics, readers) import cheaply, so the
-Snakefile can use them at parse time; ``run_finetune`` and the models load torch on first use.
+The torch-free parts (grids, settings, selection, metrics) import cheaply, so the Snakefile can
+use them at parse time; ``run_finetune`` and the models load torch on first use.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ _LAZY = {
     "run_finetune": "xling.finetune.run",
     "TaskData": "xling.finetune.run",
     "freeze_language_specific": "xling.finetune.run",
-    "DataFormatError": "xling.finetune.readers",
 }
 
 
@@ -29,7 +28,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "TASK_HP_KEYS",
-    "DataFormatError",
     "FinetuneSettings",
     "TaskData",
     "freeze_language_specific",

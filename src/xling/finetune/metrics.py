@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xling.contracts.conllu import universal_relation
+
 OUTSIDE = "O"
 # Gold UPOS tags excluded from attachment scores when ``exclude_punct`` is set: the convention of
 # crosslingual-nlp, the authors' fine-tuning code (the CoNLL 2018 evaluation itself scores them).
@@ -98,11 +100,6 @@ def span_prf(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) 
 def span_f1(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> float:
     """Span-level F1 after the paper's BIO repair (the NER score of Table 1)."""
     return span_prf(gold, predicted).f1
-
-
-def universal_relation(deprel: str) -> str:
-    """``"nsubj:pass"`` -> ``"nsubj"``: LAS compares universal relations only (CoNLL 2018)."""
-    return deprel.split(":", 1)[0]
 
 
 @dataclass(frozen=True)

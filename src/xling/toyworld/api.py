@@ -12,18 +12,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .concepts import World, build_world
-from .formats import (
+from xling.atomic import atomic_write
+from xling.contracts import layout
+from xling.contracts.alignment import format_alignment
+from xling.contracts.conllu import format_conllu_sentence
+from xling.contracts.muse import format_muse_entry
+from xling.contracts.ner import format_ner_sentence
+from xling.contracts.xnli import (
     XNLI_COLUMNS,
     XNLI_MT_COLUMNS,
-    XNLI_MT_LABEL,
-    alignment_line,
-    atomic_write,
-    conllu_block,
-    ner_block,
-    words_line,
-    xnli_row,
+    format_header,
+    format_xnli_mt_row,
+    format_xnli_row,
 )
+
+from .concepts import World, build_world
+from .gold import alignment_links, conllu_words, gold_words, xnli_cells
 from .lexicon import Lexicon, build_lexicon
 from .meanings import MeaningSampler, Sentence
 from .nli import LABELS, HypothesisMaker, judge
@@ -32,6 +36,7 @@ from .schema import DOMAINS, SPLITS, validate_spec
 
 DATASET = "toy"  # the NER and UD dataset name in output paths (docs/contracts.md)
 REFERENCE_SENTENCES = 2000  # English sample whose word types anchor_share counts
+MUSE_SPLITS = ("train", "test")
 
 
 def output_paths(spec: dict) -> list[str]:
@@ -39,14 +44,14 @@ def output_paths(spec: dict) -> list[str]:
     validate_spec(spec)
     langs = spec["languages"]
     others = [lang for lang in langs if lang != "en"]
-    paths = [f"corpus/{d}/{lang}.txt" for d in DOMAINS for lang in langs]
-    paths += [f"parallel/{lang}{ext}" for lang in langs for ext in (".txt", ".words.txt")]
-    paths += [f"parallel/align/en-{lang}.txt" for lang in others]
-    paths += [f"ner/{DATASET}/{lang}/{s}.txt" for lang in langs for s in SPLITS]
-    paths += ["xnli/xnli.dev.tsv", "xnli/xnli.test.tsv", "xnli/multinli.train.en.tsv"]
-    paths += [f"ud/{DATASET}/{lang}/{s}.conllu" for lang in langs for s in SPLITS]
-    paths += [f"muse/en-{lang}.{s}.txt" for lang in others for s in ("train", "test")]
-    paths += [f"tatoeba/en-{lang}.{x}.txt" for lang in others for x in ("en", lang)]
+    paths = [layout.corpus(d, lang) for d in DOMAINS for lang in langs]
+    paths += [p for lang in langs for p in (layout.parallel(lang), layout.parallel_words(lang))]
+    paths += [layout.alignment("en", lang) for lang in others]
+    paths += [layout.ner(DATASET, lang, s) for lang in langs for s in SPLITS]
+    paths += [layout.xnli("dev"), layout.xnli("test"), layout.xnli_train()]
+    paths += [layout.ud(DATASET, lang, s) for lang in langs for s in SPLITS]
+    paths += [layout.muse("en", lang, s) for lang in others for s in MUSE_SPLITS]
+    paths += [layout.tatoeba("en", lang, side) for lang in others for side in ("en", lang)]
     return paths
 
 
@@ -147,7 +152,7 @@ def _corpora(toy: ToyWorld, files: _Sink) -> None:
         for lang in toy.spec["languages"]:
             rng = toy.rng("corpus", domain, lang)
             n = toy.spec["sizes"]["corpus"][domain]
-            files[f"corpus/{domain}/{lang}.txt"] = (  # streamed: corpora are the big files
+            files[layout.corpus(domain, lang)] = (  # streamed: corpora are the big files
                 toy.text(lang, toy.realize(lang, sampler.sentence(rng), rng)) + "\n"
                 for _ in range(n)
             )
@@ -164,12 +169,12 @@ def _parallel(toy: ToyWorld, files: _Sink) -> None:
     for lang in toy.spec["languages"]:
         rng = toy.rng("parallel", lang)
         realized[lang] = [toy.realize(lang, m, rng) for m in meanings]
-        files[f"parallel/{lang}.txt"] = [toy.text(lang, t) + "\n" for t in realized[lang]]
-        files[f"parallel/{lang}.words.txt"] = [words_line(t) + "\n" for t in realized[lang]]
+        files[layout.parallel(lang)] = [toy.text(lang, t) + "\n" for t in realized[lang]]
+        files[layout.parallel_words(lang)] = [gold_words(t) + "\n" for t in realized[lang]]
     for lang in toy.spec["languages"]:
         if lang != "en":
-            files[f"parallel/align/en-{lang}.txt"] = [
-                alignment_line(en, x) + "\n"
+            files[layout.alignment("en", lang)] = [
+                format_alignment(alignment_links(en, x))
                 for en, x in zip(realized["en"], realized[lang], strict=True)
             ]
 
@@ -183,16 +188,21 @@ def _tagged(toy: ToyWorld, files: _Sink) -> None:
             blocks = []
             for _ in range(sizes["ner"][split]):
                 sentence = toy.samplers["wiki"].sentence_with_entity(rng)
-                blocks.append(ner_block(toy.realize(lang, sentence, rng), lang))
-            files[f"ner/{DATASET}/{lang}/{split}.txt"] = blocks
+                tokens = toy.realize(lang, sentence, rng)
+                blocks.append(
+                    format_ner_sentence(lang, [t.form for t in tokens], [t.ner for t in tokens])
+                )
+            files[layout.ner(DATASET, lang, split)] = blocks
             rng = toy.rng("ud", lang, split)
             blocks = []
             for i, sentence in enumerate(_mixed(toy, rng, sizes["ud"][split]), 1):
                 tokens = toy.realize(lang, sentence, rng)
-                blocks.append(
-                    conllu_block(tokens, f"toy-{lang}-{split}-{i:05d}", toy.text(lang, tokens))
-                )
-            files[f"ud/{DATASET}/{lang}/{split}.conllu"] = blocks
+                comments = {
+                    "sent_id": f"toy-{lang}-{split}-{i:05d}",
+                    "text": toy.text(lang, tokens),
+                }
+                blocks.append(format_conllu_sentence(comments, conllu_words(tokens)))
+            files[layout.ud(DATASET, lang, split)] = blocks
 
 
 def nli_pairs(toy: ToyWorld, split: str, n_pairs: int):
@@ -218,25 +228,26 @@ def _xnli(toy: ToyWorld, files: _Sink) -> None:
     sizes = toy.spec["sizes"]["xnli"]
     pairs = nli_pairs(toy, "train", sizes["train"])
     rng = toy.rng("xnli", "train", "en")
-    rows = ["\t".join(XNLI_MT_COLUMNS) + "\n"]
+    rows = [format_header(XNLI_MT_COLUMNS)]
     for premise, hyp, label, *_ in pairs:
         p, h = toy.realize("en", premise, rng), toy.realize("en", hyp, rng)
-        rows.append(f"{toy.text('en', p)}\t{toy.text('en', h)}\t{XNLI_MT_LABEL[label]}\n")
-    files["xnli/multinli.train.en.tsv"] = rows
+        rows.append(format_xnli_mt_row(toy.text("en", p), toy.text("en", h), label))
+    files[layout.xnli_train()] = rows
     for split in ("dev", "test"):
         pairs = nli_pairs(toy, split, sizes[split])
-        rows = ["\t".join(XNLI_COLUMNS) + "\n"]
+        rows = [format_header(XNLI_COLUMNS)]
         for lang in toy.spec["languages"]:
             rng = toy.rng("xnli", split, lang)
             cache: dict[int, tuple[str, str]] = {}
             for premise, hyp, label, prompt, pair, genre in pairs:
                 if prompt not in cache:  # one realization per premise, as XNLI translates it once
                     tokens = toy.realize(lang, premise, rng)
-                    cache[prompt] = (toy.text(lang, tokens), words_line(tokens))
+                    cache[prompt] = (toy.text(lang, tokens), gold_words(tokens))
                 tokens = toy.realize(lang, hyp, rng)
-                h = (toy.text(lang, tokens), words_line(tokens))
-                rows.append(xnli_row(lang, label, cache[prompt], h, prompt, pair, genre))
-        files[f"xnli/xnli.{split}.tsv"] = rows
+                hypothesis = (toy.text(lang, tokens), gold_words(tokens))
+                cells = xnli_cells(lang, label, cache[prompt], hypothesis, prompt, pair, genre)
+                rows.append(format_xnli_row(cells))
+        files[layout.xnli(split)] = rows
 
 
 def dictionary_words(toy: ToyWorld) -> list[int]:
@@ -261,8 +272,8 @@ def _muse(toy: ToyWorld, files: _Sink) -> None:
             continue
         lx = toy.lexicons[lang]
         for split, lexemes in splits.items():
-            files[f"muse/en-{lang}.{split}.txt"] = [
-                f"{en.citation(i)} {lx.citation(i)}\n" for i in lexemes
+            files[layout.muse("en", lang, split)] = [
+                format_muse_entry(en.citation(i), lx.citation(i)) for i in lexemes
             ]
 
 
@@ -291,5 +302,5 @@ def _tatoeba(toy: ToyWorld, files: _Sink) -> None:
         )
     for lang in langs:
         if lang != "en":
-            files[f"tatoeba/en-{lang}.en.txt"] = lines["en"]
-            files[f"tatoeba/en-{lang}.{lang}.txt"] = lines[lang]
+            files[layout.tatoeba("en", lang, "en")] = lines["en"]
+            files[layout.tatoeba("en", lang, lang)] = lines[lang]

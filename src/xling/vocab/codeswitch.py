@@ -24,13 +24,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from xling.atomic import atomic_open
-from xling.errors import InputFileError, SettingsError
+from xling.contracts.muse import read_muse
+from xling.errors import SettingsError
 from xling.fileio import StrPath, iter_lines
-
-_FORMAT_FIX = (
-    "each line must be `source_word target_word` (MUSE format), optionally followed by a"
-    " positive weight, separated by spaces or tabs"
-)
 
 
 class BilingualDictionary:
@@ -45,32 +41,14 @@ class BilingualDictionary:
 
     @classmethod
     def load(cls, path: StrPath, *, reverse: bool = False) -> BilingualDictionary:
-        """Read ``source target [weight]`` lines; ``reverse=True`` maps target -> source.
-
-        Blank lines are skipped; a repeated pair keeps its first weight.
+        """Read a MUSE dictionary (:func:`xling.contracts.muse.read_muse`); ``reverse=True``
+        maps target -> source.
 
         Raises:
             InputFileError: a line that does not parse, a weight that is not a positive number,
                 or no usable entry in the file.
         """
-        entries: dict[str, dict[str, float]] = {}
-        for number, text in iter_lines(path):
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) not in (2, 3):
-                raise InputFileError(
-                    path, f"cannot parse {text[:80]!r}", line=number, fix=_FORMAT_FIX
-                )
-            weight = _parse_weight(fields[2], path, number) if len(fields) == 3 else 1.0
-            source, target = (fields[1], fields[0]) if reverse else (fields[0], fields[1])
-            if source != target:
-                entries.setdefault(source, {}).setdefault(target, weight)
-        if not entries:
-            raise InputFileError(
-                path, "no dictionary entry (other than identical pairs)", fix=_FORMAT_FIX
-            )
-        return cls(entries)
+        return cls(read_muse(path, reverse=reverse))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -81,18 +59,6 @@ class BilingualDictionary:
         if entry is None:
             entry = self._entries.get(word.lower())
         return entry
-
-
-def _parse_weight(field: str, path: StrPath, number: int) -> float:
-    try:
-        weight = float(field)
-    except ValueError:
-        weight = math.nan
-    if not weight > 0 or math.isinf(weight):
-        raise InputFileError(
-            path, f"the weight {field!r} is not a positive number", line=number, fix=_FORMAT_FIX
-        )
-    return weight
 
 
 @dataclasses.dataclass(frozen=True)

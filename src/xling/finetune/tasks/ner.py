@@ -10,12 +10,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from xling.contracts.ner import TaggedSentence, read_ner, write_ner_predictions
+from xling.errors import DataFormatError
 from xling.finetune.encoding import Tokenizer, encode_words, pad
 from xling.finetune.heads import WordTagger
 from xling.finetune.metrics import OUTSIDE, repair_bio, span_f1
-from xling.finetune.readers import DataFormatError, TaggedSentence, read_ner
 from xling.finetune.tasks.base import Task, TaskModel
-from xling.finetune.writers import write_ner
 
 IGNORE = -100
 
@@ -119,4 +119,4 @@ class NerTask(Task):
         examples: Sequence[TaggedSentence],
         predictions: Sequence[list[str]],
     ) -> None:
-        write_ner(path, lang, examples, predictions)
+        write_ner_predictions(path, lang, examples, predictions)

@@ -9,13 +9,17 @@ from typing import Any
 import torch
 from torch import nn
 
+from xling.contracts.conllu import (
+    UD_RELATIONS,
+    ParsedSentence,
+    read_conllu,
+    write_conllu_predictions,
+)
 from xling.finetune.encoding import Tokenizer, encode_words, pad
 from xling.finetune.heads import BiaffineParser, parser_loss
 from xling.finetune.metrics import attachment_scores
 from xling.finetune.mst import decode_trees
-from xling.finetune.readers import UD_RELATIONS, ParsedSentence, read_conllu
 from xling.finetune.tasks.base import Task, TaskModel
-from xling.finetune.writers import write_conllu
 
 IGNORE = -100
 # The relation given to words cut by the length limit: UD's "unspecified dependency".
@@ -143,4 +147,6 @@ class ParsingTask(Task):
         examples: Sequence[ParsedSentence],
         predictions: Sequence[tuple[list[int], list[str]]],
     ) -> None:
-        write_conllu(path, examples, [p[0] for p in predictions], [p[1] for p in predictions])
+        write_conllu_predictions(
+            path, examples, [p[0] for p in predictions], [p[1] for p in predictions]
+        )

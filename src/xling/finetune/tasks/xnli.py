@@ -10,12 +10,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from xling.contracts.xnli import (
+    NLI_LABELS,
+    NliPair,
+    read_xnli,
+    read_xnli_train,
+    write_xnli_predictions,
+)
 from xling.finetune.encoding import Tokenizer, encode_pair, pad
 from xling.finetune.heads import SequenceClassifier
 from xling.finetune.metrics import accuracy
-from xling.finetune.readers import NLI_LABELS, NliPair, read_xnli, read_xnli_train
 from xling.finetune.tasks.base import Task, TaskModel
-from xling.finetune.writers import write_xnli
 
 
 class XnliTask(Task):
@@ -83,4 +88,4 @@ class XnliTask(Task):
     def write_predictions(
         self, path: str | Path, lang: str, examples: Sequence[NliPair], predictions: Sequence[str]
     ) -> None:
-        write_xnli(path, examples, predictions)
+        write_xnli_predictions(path, examples, predictions)

@@ -1,0 +1,193 @@
+"""CoNLL-U treebanks (UD v2): read with the ``conllu`` library, written line by line.
+
+Written here: the toy world's gold sentences (:func:`format_conllu_sentence`) and the parser's
+predictions (:func:`write_conllu_predictions`, the input treebank with predicted trees).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import conllu
+import conllu.exceptions
+
+from xling.atomic import atomic_open
+from xling.contracts.lines import read_lines
+from xling.errors import DataFormatError
+
+# The 37 universal relations of UD v2 (universaldependencies.org/u/dep), the parser's label set.
+UD_RELATIONS = frozenset(
+    (  # noqa: SIM905 (one item per line would take 37 lines)
+        "acl advcl advmod amod appos aux case cc ccomp clf compound conj cop csubj dep det "
+        "discourse dislocated expl fixed flat goeswith iobj list mark nmod nsubj nummod obj obl "
+        "orphan parataxis punct reparandum root vocative xcomp"
+    ).split()
+)
+
+
+def universal_relation(deprel: str) -> str:
+    """``"nsubj:pass"`` -> ``"nsubj"``: LAS compares universal relations only (CoNLL 2018)."""
+    return deprel.split(":", 1)[0]
+
+
+@dataclass
+class ParsedSentence:
+    """The syntactic words of one CoNLL-U sentence (multi-word ranges and empty nodes dropped).
+
+    ``block`` keeps the sentence's original lines so that predictions are written back around them;
+    ``word_rows[i]`` is the index in ``block`` of word ``i + 1``; ``line`` is the file line of
+    ``block[0]``. ``deprels`` are universal relations (subtypes stripped, as CoNLL 2018 scores
+    them).
+    """
+
+    words: list[str]
+    upos: list[str]
+    heads: list[int]
+    deprels: list[str]
+    block: list[str] = field(repr=False)
+    word_rows: list[int] = field(repr=False)
+    line: int = 0
+    path: str = ""
+
+    def where(self, word: int | None = None) -> str:
+        """``file:line`` of the sentence, or of word ``word`` (0-based)."""
+        row = 0 if word is None else self.word_rows[word]
+        return f"{self.path}:{self.line + row}"
+
+
+def _conllu_blocks(path: str | Path) -> Iterator[tuple[int, list[str]]]:
+    block: list[str] = []
+    start = 0
+    for number, raw in enumerate(read_lines(path), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            if block:
+                yield start, block
+                block = []
+            continue
+        if not block:
+            start = number
+        block.append(line)
+    if block:
+        yield start, block
+
+
+def _first_unparsable_row(block: list[str], rows: list[int]) -> int:
+    """Which line of a sentence ``conllu`` rejects (it reports the field, not the line)."""
+    for i in rows:
+        try:
+            conllu.parse(block[i] + "\n\n")
+        except conllu.exceptions.ParseException:
+            return i
+    return 0
+
+
+def read_conllu(path: str | Path) -> list[ParsedSentence]:
+    """Read a CoNLL-U treebank with the ``conllu`` library, checking what the parser relies on.
+
+    Checked, with file and line: ten tab-separated columns; word IDs 1..n in order; HEAD an integer
+    in 0..n; DEPREL a UD v2 universal relation (after stripping the subtype).
+    """
+    sentences: list[ParsedSentence] = []
+    for start, block in _conllu_blocks(path):
+        rows = [i for i, line in enumerate(block) if not line.startswith("#")]
+        for i in rows:
+            if block[i].count("\t") != 9:
+                raise DataFormatError(
+                    path,
+                    start + i,
+                    f"expected 10 tab-separated columns, found {block[i].count(chr(9)) + 1}",
+                    "CoNLL-U separates its 10 columns by tabs",
+                )
+        try:
+            (tokens,) = conllu.parse("\n".join(block) + "\n\n")
+        except conllu.exceptions.ParseException as error:
+            line = start + _first_unparsable_row(block, rows)
+            raise DataFormatError(path, line, f"does not parse: {error}") from None
+        sentence = ParsedSentence([], [], [], [], block, [], start, str(path))
+        for row, token in zip(rows, tokens, strict=True):
+            if not isinstance(token["id"], int):
+                continue  # a multi-word range (1-2) or an empty node (1.1)
+            number = start + row
+            if token["id"] != len(sentence.words) + 1:
+                raise DataFormatError(
+                    path,
+                    number,
+                    f"word ID {token['id']} where {len(sentence.words) + 1} was due",
+                    "word IDs count 1, 2, ... within each sentence",
+                )
+            head, deprel = token["head"], token["deprel"]
+            if not isinstance(head, int):
+                raise DataFormatError(path, number, f"HEAD {head!r} is not an integer")
+            relation = universal_relation(deprel or "")
+            if relation not in UD_RELATIONS:
+                raise DataFormatError(
+                    path,
+                    number,
+                    f"DEPREL {deprel!r} is not a UD v2 universal relation",
+                    "use one of the 37 relations of universaldependencies.org/u/dep",
+                )
+            sentence.words.append(token["form"])
+            sentence.upos.append(token["upos"])
+            sentence.heads.append(head)
+            sentence.deprels.append(relation)
+            sentence.word_rows.append(row)
+        if not sentence.words:
+            raise DataFormatError(path, start, "sentence without any word line")
+        for j, head in enumerate(sentence.heads):
+            if not 0 <= head <= len(sentence.words):
+                raise DataFormatError(
+                    path,
+                    start + sentence.word_rows[j],
+                    f"HEAD {head} outside 0..{len(sentence.words)}",
+                )
+        sentences.append(sentence)
+    if not sentences:
+        raise DataFormatError(path, 1, "no sentence in file", "check the path and the data stage")
+    return sentences
+
+
+@dataclass(frozen=True)
+class ConlluWord:
+    """The columns of one word line but ID (its position) and XPOS and DEPS (always ``_``)."""
+
+    form: str
+    lemma: str
+    upos: str
+    feats: str
+    head: int
+    deprel: str
+    misc: str = "_"
+
+
+def format_conllu_sentence(comments: Mapping[str, str], words: Sequence[ConlluWord]) -> str:
+    """One sentence: ``# key = value`` comments, a word line per word, then an empty line."""
+    lines = [f"# {key} = {value}" for key, value in comments.items()]
+    lines += [
+        f"{i}\t{w.form}\t{w.lemma}\t{w.upos}\t_\t{w.feats}\t{w.head}\t{w.deprel}\t_\t{w.misc}"
+        for i, w in enumerate(words, 1)
+    ]
+    return "\n".join(lines) + "\n\n"
+
+
+def write_conllu_predictions(
+    path: str | Path,
+    sentences: Sequence[ParsedSentence],
+    heads: Sequence[Sequence[int]],
+    deprels: Sequence[Sequence[str]],
+) -> None:
+    """The input treebank with HEAD and DEPREL of every syntactic word replaced by predictions.
+
+    Comments, multi-word ranges and empty nodes are copied unchanged; DEPS of predicted words is set
+    to ``_`` because the gold enhanced graph no longer matches the predicted tree.
+    """
+    with atomic_open(path) as handle:
+        for sentence, sent_heads, sent_rels in zip(sentences, heads, deprels, strict=True):
+            lines = list(sentence.block)
+            for row, head, rel in zip(sentence.word_rows, sent_heads, sent_rels, strict=True):
+                columns = lines[row].split("\t")
+                columns[6], columns[7], columns[8] = str(head), rel, "_"
+                lines[row] = "\t".join(columns)
+            handle.write("\n".join(lines) + "\n\n")
