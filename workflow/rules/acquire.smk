@@ -6,7 +6,7 @@ if config["data"]["source"] == "toyworld":
 
     rule toyworld:
         output:
-            [f"{R}/data/{path}" for path in toyworld_outputs()],
+            [data_path(path) for path in toyworld_outputs()],
         log:
             f"{R}/logs/acquire/toyworld.log",
         conda:
@@ -49,7 +49,7 @@ else:
         input:
             get_wikipedia_dump,
         output:
-            f"{R}/data/corpus/wiki/{{lang}}.txt",
+            data_path(layout.corpus("wiki", "{lang}")),
         log:
             f"{R}/logs/acquire/extract_wikipedia_{{lang}}.log",
         conda:
@@ -63,9 +63,9 @@ else:
             xnli=f"{R}/raw/unpacked/{config['data']['xnli']}",
             xnli_mt=f"{R}/raw/unpacked/{config['data']['xnli_mt']}",
         output:
-            dev=f"{R}/data/xnli/xnli.dev.tsv",
-            test=f"{R}/data/xnli/xnli.test.tsv",
-            train=f"{R}/data/xnli/multinli.train.en.tsv",
+            dev=data_path(layout.xnli("dev")),
+            test=data_path(layout.xnli("test")),
+            train=data_path(layout.xnli_train()),
         log:
             f"{R}/logs/acquire/import_xnli.log",
         conda:
@@ -75,10 +75,10 @@ else:
 
     rule xnli_parallel:
         input:
-            dev=f"{R}/data/xnli/xnli.dev.tsv",
-            test=f"{R}/data/xnli/xnli.test.tsv",
+            dev=data_path(layout.xnli("dev")),
+            test=data_path(layout.xnli("test")),
         output:
-            [f"{R}/data/parallel/{lang}.txt" for lang in PARALLEL_LANGUAGES],
+            [data_path(layout.parallel(lang)) for lang in PARALLEL_LANGUAGES],
         log:
             f"{R}/logs/acquire/xnli_parallel.log",
         conda:
@@ -92,7 +92,10 @@ else:
         # Not downloadable (licence or no stable address): the user puts the files under
         # data.manual_dir; the job says exactly where when they are missing.
         output:
-            [f"{R}/data/ner/{{dataset}}/{{lang}}/{split}.txt" for split in ("train", "dev", "test")],
+            **{
+                split: data_path(layout.ner("{dataset}", "{lang}", split))
+                for split in layout.TASK_SPLITS
+            },
         log:
             f"{R}/logs/acquire/import_ner_{{dataset}}_{{lang}}.log",
         conda:
@@ -121,9 +124,9 @@ else:
         # Wu §4.1: a random subset of Common Crawl of the same size as the language's Wikipedia.
         input:
             commoncrawl=f"{R}/raw/commoncrawl/{{lang}}.txt.xz",
-            wikipedia=f"{R}/data/corpus/wiki/{{lang}}.txt",
+            wikipedia=data_path(layout.corpus("wiki", "{lang}")),
         output:
-            f"{R}/data/corpus/cc/{{lang}}.txt",
+            data_path(layout.corpus("cc", "{lang}")),
         log:
             f"{R}/logs/acquire/sample_commoncrawl_{{lang}}.log",
         conda:
@@ -136,7 +139,7 @@ else:
     rule download_muse:
         # MUSE dictionaries are already in the contract's format: download straight into R/data.
         output:
-            f"{R}/data/muse/{{src}}-{{tgt}}.{{split}}.txt",
+            data_path(layout.muse("{src}", "{tgt}", "{split}")),
         log:
             f"{R}/logs/acquire/download_muse_{{src}}-{{tgt}}_{{split}}.log",
         retries: 2
@@ -152,10 +155,10 @@ else:
         input:
             f"{R}/raw/unpacked/{config['data']['ud']['download']}",
         output:
-            [
-                f"{R}/data/ud/{{dataset}}/{{lang}}/{split}.conllu"
-                for split in ("train", "dev", "test")
-            ],
+            **{
+                split: data_path(layout.ud("{dataset}", "{lang}", split))
+                for split in layout.TASK_SPLITS
+            },
         log:
             f"{R}/logs/acquire/import_ud_{{dataset}}_{{lang}}.log",
         conda:

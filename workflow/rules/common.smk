@@ -5,6 +5,7 @@
 import os
 
 from xling.config import pair_languages, selected, task_dataset
+from xling.contracts import layout
 from xling.finetune.grid import grid_points, hp_id
 
 R = f"results/{config['study']}"
@@ -40,6 +41,13 @@ def get_pair_languages(wildcards):
 
 
 # --------------------------------------------------------------------------- 1. acquire
+def data_path(relative):
+    """A study input under R/data/; ``relative`` comes from xling.contracts.layout, the one
+    definition of that layout (rule patterns pass wildcards, e.g. layout.corpus("{domain}", ...)).
+    """
+    return f"{R}/data/{relative}"
+
+
 def _toyworld_spec():
     from xling.toyworld import resolve_spec
 
@@ -97,20 +105,13 @@ def get_ud_treebank(wildcards):
 
 
 def task_files(task, pair, lang, splits):
-    """Data files of ``task`` for one language of a pair, by split (contracts, section 1)."""
-    if task == "xnli":
-        # XNLI-1.0 holds dev/test of every language in one file; the train set is English only.
-        files = {"dev": f"{R}/data/xnli/xnli.dev.tsv", "test": f"{R}/data/xnli/xnli.test.tsv"}
-        if "train" in splits and lang != "en":
-            raise ValueError(f"XNLI has English training data only; {pair} trains on {lang}")
-        files["train"] = f"{R}/data/xnli/multinli.train.en.tsv"
-        return {split: files[split] for split in splits}
-    dataset = task_dataset(config, task, pair, lang)
-    if task == "ner":
-        return {split: f"{R}/data/ner/{dataset}/{lang}/{split}.txt" for split in splits}
-    if task == "parsing":
-        return {split: f"{R}/data/ud/{dataset}/{lang}/{split}.conllu" for split in splits}
-    raise ValueError(f"task {task!r} has no data layout")
+    """Data files of ``task`` for one language of a pair, by split (the pair picks the dataset)."""
+    dataset = None if task == "xnli" else task_dataset(config, task, pair, lang)
+    try:
+        files = layout.task_files(task, dataset, lang, splits)
+    except ValueError as error:
+        raise ValueError(f"pair {pair}, task {task}: {error}") from None
+    return {split: data_path(path) for split, path in files.items()}
 
 
 # --------------------------------------------------------------------------- 2. preprocess
@@ -170,7 +171,7 @@ def get_vocab_inputs(wildcards):
     }
     if wildcards.scheme == "codeswitch":
         # Extra anchors come from the pair's bilingual dictionary (MUSE format, train split).
-        files["dictionary"] = f"{R}/data/muse/{source}-{target}.train.txt"
+        files["dictionary"] = data_path(layout.muse(source, target, "train"))
     return files
 
 
@@ -229,7 +230,7 @@ def get_finetune_inputs(wildcards):
     source, target = pair_languages(wildcards.pair)
     files = {"model": model_dir(wildcards.pair, wildcards.variant)}
     for split, path in task_files(
-        wildcards.task, wildcards.pair, source, ["train", "dev", "test"]
+        wildcards.task, wildcards.pair, source, layout.TASK_SPLITS
     ).items():
         files[f"{source}_{split}"] = path
     files[f"{target}_test"] = task_files(wildcards.task, wildcards.pair, target, ["test"])["test"]
@@ -300,16 +301,16 @@ def get_cka_inputs(wildcards):
 def data_targets():
     """Every study input: the whole toy world, or what the configured models and tasks read."""
     if config["data"]["source"] == "toyworld":
-        return [f"{R}/data/{path}" for path in toyworld_outputs()]
-    files = [f"{R}/data/corpus/{domain}/{lang}.txt" for domain, lang in needed_corpora()]
-    files += [f"{R}/data/parallel/{lang}.txt" for lang in PARALLEL_LANGUAGES]
+        return [data_path(path) for path in toyworld_outputs()]
+    files = [data_path(layout.corpus(domain, lang)) for domain, lang in needed_corpora()]
+    files += [data_path(layout.parallel(lang)) for lang in PARALLEL_LANGUAGES]
     for task in TASKS:
         for pair in PAIRS:
             source, target = pair_languages(pair)
-            files += task_files(task, pair, source, ["train", "dev", "test"]).values()
+            files += task_files(task, pair, source, layout.TASK_SPLITS).values()
             files += task_files(task, pair, target, ["test"]).values()
     if "codeswitch" in config["vocab"]["schemes"]:
-        files += [f"{R}/data/muse/{pair}.train.txt" for pair in PAIRS]
+        files += [data_path(layout.muse(*pair_languages(pair), "train")) for pair in PAIRS]
     return sorted(set(files))
 
 

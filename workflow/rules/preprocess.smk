@@ -4,7 +4,7 @@
 
 rule shard_corpus:
     input:
-        f"{R}/data/corpus/{{domain}}/{{lang}}.txt",
+        data_path(layout.corpus("{domain}", "{lang}")),
     output:
         temp(
             [
@@ -56,7 +56,7 @@ rule split_corpus:
 
 rule tokenize_parallel:
     input:
-        f"{R}/data/parallel/{{lang}}.txt",
+        data_path(layout.parallel("{lang}")),
     output:
         f"{R}/preprocess/parallel/{{lang}}.txt",
     log:

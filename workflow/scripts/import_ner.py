@@ -17,7 +17,7 @@ def main(smk):
             f"languages.{smk.wildcards.lang}.segmenter is {segmenter!r}, which cannot realign "
             f"character-level NER labels; use one of {sorted(REALIGNING_SEGMENTERS)}"
         )
-    outputs = dict(zip(("train", "dev", "test"), smk.output, strict=True))
+    outputs = dict(smk.output.items())  # split -> file, named in the rule
     counts = import_ner(
         smk.wildcards.dataset, smk.wildcards.lang, smk.params.manual_dir, outputs, segment
     )

@@ -6,7 +6,7 @@ from xling.acquire.ud import import_treebank
 
 
 def main(smk):
-    outputs = dict(zip(("train", "dev", "test"), smk.output, strict=True))
+    outputs = dict(smk.output.items())  # split -> file, named in the rule
     counts = import_treebank(smk.input[0], smk.params.treebank, outputs)
     print(f"{smk.params.treebank}: sentences {counts}")
 

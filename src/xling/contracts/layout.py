@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 TASKS = ("xnli", "ner", "parsing")
+TASK_SPLITS = ("train", "dev", "test")  # task data says dev, as the real data sets do
 XNLI_EVAL_SPLITS = ("dev", "test")
 
 

@@ -6,13 +6,15 @@ import re
 
 import jsonschema
 
+from xling.contracts.layout import TASK_SPLITS
+
 from .concepts import CATEGORIES
 from .lexicon import FUNCTION_KEY_PATTERN
 from .meanings import SHAPES
 
 LANG_PATTERN = r"^[a-z][a-z0-9]{1,7}$"
 DOMAINS = ("wiki", "cc")
-SPLITS = ("train", "dev", "test")
+SPLITS = TASK_SPLITS  # the task data splits of the contracts
 
 
 def _rate(description: str) -> dict:
