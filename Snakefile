@@ -18,7 +18,7 @@ min_version("9.14.1")
 # The workflow's logic lives in src/xling; make it importable without an install.
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from xling import config as xconfig  # noqa: E402
+from xling import config as xconfig
 
 # The paper study is the default; a --configfile replaces it instead of being merged into it.
 if not workflow.overwrite_configfiles:

@@ -186,9 +186,7 @@ def evaluate_and_select(job: PretrainJob) -> None:
             elapsed_s=round(job.elapsed, 3),
         )
     chosen = scores[job.selection_language]
-    # A diverged (NaN) score never wins, and any finite score beats it.
-    finite = lambda loss: loss if math.isfinite(loss) else math.inf  # noqa: E731
-    improved = job.best is None or finite(chosen.loss) < finite(job.best["dev_loss"])
+    improved = job.best is None or _finite(chosen.loss) < _finite(job.best["dev_loss"])
     if improved:
         save_pretrained(job.model, ckpt.best_dir(job.work_dir, job.step))
         job.best = {"step": job.step, "dev_loss": chosen.loss}
@@ -199,6 +197,11 @@ def evaluate_and_select(job: PretrainJob) -> None:
     )
     mark = " (new)" if improved else ""
     job.log(f"eval step {job.step}: {details}; best step {job.best['step']}{mark}")
+
+
+def _finite(loss: float) -> float:
+    """A diverged (NaN) score never wins model selection, and any finite score beats it."""
+    return loss if math.isfinite(loss) else math.inf
 
 
 class _StopSignals:
