@@ -78,7 +78,7 @@ def test_ner_empty_and_non_utf8_files(tmp_path):
         read_ner(write(tmp_path, "empty.txt", "\n\n"), "en")
     path = tmp_path / "latin1.txt"
     path.write_bytes(b"en:a\tO\nen:caf\xe9\tO\n")
-    with pytest.raises(DataFormatError, match="UTF-8") as error:
+    with pytest.raises(InputFileError, match="UTF-8") as error:
         read_ner(path, "en")
     assert error.value.line == 2
 
@@ -275,7 +275,7 @@ def test_alignment_bad_links_name_file_and_line(tmp_path, text, line, bad):
 def test_alignment_non_utf8_file_names_the_line(tmp_path):
     path = tmp_path / "align.txt"
     path.write_bytes(b"0-0\n1-1 \xff\n")
-    with pytest.raises(DataFormatError, match="UTF-8") as error:
+    with pytest.raises(InputFileError, match="UTF-8") as error:
         read_alignments(path)
     assert error.value.line == 2
 

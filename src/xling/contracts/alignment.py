@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from xling.contracts.lines import read_lines
 from xling.errors import DataFormatError
+from xling.fileio import iter_lines
 
 Link = tuple[int, int]
 _LINK = re.compile(r"([0-9]+)-([0-9]+)")
@@ -26,13 +26,10 @@ def read_alignments(path: str | Path) -> list[list[Link]]:
     Raises:
         DataFormatError: a link that is not ``i-j`` with non-negative integers (file and line).
     """
-    lines = read_lines(path)
-    if lines and lines[-1] == "":
-        lines.pop()
     alignments = []
-    for number, raw in enumerate(lines, start=1):
+    for number, line in iter_lines(path):
         links = []
-        for link in raw.rstrip("\r").split():
+        for link in line.split():
             match = _LINK.fullmatch(link)
             if match is None:
                 raise DataFormatError(

@@ -14,8 +14,8 @@ import conllu
 import conllu.exceptions
 
 from xling.atomic import atomic_open
-from xling.contracts.lines import read_lines
 from xling.errors import DataFormatError
+from xling.fileio import iter_lines
 
 # The 37 universal relations of UD v2 (universaldependencies.org/u/dep), the parser's label set.
 UD_RELATIONS = frozenset(
@@ -60,8 +60,7 @@ class ParsedSentence:
 def _conllu_blocks(path: str | Path) -> Iterator[tuple[int, list[str]]]:
     block: list[str] = []
     start = 0
-    for number, raw in enumerate(read_lines(path), start=1):
-        line = raw.rstrip("\r")
+    for number, line in iter_lines(path):
         if not line.strip():
             if block:
                 yield start, block

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.contracts.lines import read_lines
 from xling.errors import DataFormatError
+from xling.fileio import iter_lines
 
 BIO_TAG = re.compile(r"^(O|[BI]-[A-Za-z0-9_]+)$")
 
@@ -40,8 +40,7 @@ def read_ner(path: str | Path, lang: str) -> list[TaggedSentence]:
     words: list[str] = []
     tags: list[str] = []
     start = 0
-    for number, raw in enumerate(read_lines(path), start=1):
-        line = raw.rstrip("\r")
+    for number, line in iter_lines(path):
         if not line.strip():
             if words:
                 sentences.append(TaggedSentence(words, tags, start, str(path)))

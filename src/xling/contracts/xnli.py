@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.contracts.lines import read_lines
 from xling.errors import DataFormatError
+from xling.fileio import iter_lines
 
 NLI_LABELS = ("contradiction", "entailment", "neutral")
 # XNLI-MT-1.0's English train file spells one label differently from XNLI-1.0.
@@ -79,9 +79,7 @@ def _nli_label(path: str | Path, number: int, value: str) -> str:
 
 def tsv_rows(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
     """Rows of a header-first tsv as dicts with their 1-based line numbers (no csv quoting)."""
-    lines = read_lines(path)
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = [text for _, text in iter_lines(path)]
     # QUOTE_NONE: XNLI sentences contain bare double quotes that csv would take for quoting.
     reader = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
     header = next(reader, None)
