@@ -1,0 +1,185 @@
+"""Word vectors of a monolingual encoder for aligning word embeddings (Wu §5.1.1).
+
+* Non-contextual (:func:`single_subword_embeddings`): the input embedding rows of the vocabulary
+  entries that are a whole word by themselves ("we only keep words containing only one subword").
+* Contextual (:func:`contextual_word_vectors`): at each layer L0..Ln, a word's vector is the mean
+  over its occurrences in a corpus of the mean of its subword states in that occurrence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from xling.analysis.representations import encode_framed, sentence_capacity
+from xling.model import MLMEncoder
+from xling.vocab import SubwordTokenizer
+from xling.vocab.codes import SEPARATOR
+
+
+def single_subword_embeddings(
+    model: MLMEncoder, tokenizer: SubwordTokenizer, lang: str
+) -> tuple[list[str], np.ndarray]:
+    """Words that are one vocabulary entry of ``lang``, with their input embedding rows.
+
+    Kept: the entries ``lang`` can emit that end a word (no ``@@``), special tokens excluded, in
+    vocabulary order; words are the entries without their ``{lang}:`` prefix. With separate
+    embeddings the rows come from ``lang``'s own matrix. The matrix keeps the model's dtype.
+    """
+    _check_vocabulary_size(model, tokenizer)
+    ids = [
+        int(i)
+        for i in np.sort(tokenizer.language_token_ids(lang))
+        if not tokenizer.vocab[i].endswith(SEPARATOR)
+    ]
+    words = [tokenizer.decode([i]) for i in ids]
+    weight = model.embeddings_for(lang).tokens.weight
+    return words, weight[torch.as_tensor(ids, dtype=torch.long)].detach().cpu().numpy()
+
+
+def contextual_word_vectors(
+    model: MLMEncoder,
+    tokenizer: SubwordTokenizer,
+    sentences: Iterable[Sequence[str]],
+    lang: str,
+    *,
+    words: Iterable[str] | None = None,
+    batch_size: int = 64,
+    max_sentences: int | None = None,
+) -> tuple[list[str], list[np.ndarray]]:
+    """Averaged contextual vectors of the word types of a corpus, one matrix per layer L0..Ln.
+
+    ``sentences`` are lists of words as the corpus gives them (a tokenized line through
+    ``str.split()``); each word goes through ``tokenizer.encode_words`` and a word type is the
+    word as given. A sentence is encoded as :func:`~xling.analysis.representations.encode_framed`
+    frames it (``</s> ids </s>``; the ``</s>`` never enter an average). Sentences longer than the
+    model's positions are cut before the first word whose subwords no longer fit, so every counted
+    occurrence has all its subwords; a sentence whose first word does not fit is skipped.
+
+    For each layer and word type: the mean over occurrences of (the mean of the word's subword
+    states in that occurrence), accumulated as float64 sums and counts (memory: types x layers x
+    dim, never occurrences). Words whose subwords are all ``<unk>`` are not counted (they would all
+    share one vector); they stay in the sentence as context, as do words outside ``words``.
+
+    Args:
+        words: only these word types are averaged; the others are still encoded as context, so a
+            word's vectors do not depend on ``words``. Words that never occur are not returned.
+        max_sentences: use the first N sentences that have at least one word.
+
+    Returns:
+        ``(vocabulary, layers)``: the word types by decreasing number of occurrences, then
+        alphabetically (``vocabulary[:n]`` are the n most frequent), and for each layer a float64
+        (len(vocabulary) x dim) matrix with rows in that order.
+    """
+    _check_vocabulary_size(model, tokenizer)
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    model.eval()
+    wanted = None if words is None else set(words)
+    sums = _WordSums(model.config.layers + 1, model.config.dim, len(wanted or ()) or 1024)
+    capacity = sentence_capacity(model)
+    batch = _Batch()
+    used = 0
+
+    def counted(word: str, word_ids: list[int]) -> bool:
+        return (wanted is None or word in wanted) and any(i != tokenizer.unk_id for i in word_ids)
+
+    for sentence in sentences:
+        if max_sentences is not None and used >= max_sentences:
+            break
+        if not sentence:
+            continue
+        used += 1
+        pieces = _cut(tokenizer.encode_words(sentence, lang), capacity)
+        batch.add(sentence, pieces, counted, sums)
+        if len(batch.sentence_ids) == batch_size:
+            batch.flush(model, tokenizer, lang, sums)
+    batch.flush(model, tokenizer, lang, sums)
+    return sums.averages()
+
+
+def _cut(pieces: list[list[int]], capacity: int) -> list[list[int]]:
+    """The longest prefix of whole words whose subwords fit in ``capacity`` tokens."""
+    total = 0
+    for kept, word_ids in enumerate(pieces):
+        total += len(word_ids)
+        if total > capacity:
+            return pieces[:kept]
+    return pieces
+
+
+@dataclass
+class _WordSums:
+    """Per layer and word type, the sum of occurrence vectors (float64, on the CPU) and counts."""
+
+    layers: int
+    dim: int
+    initial_capacity: int
+    index: dict[str, int] = field(default_factory=dict)
+    counts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.sums = torch.zeros(self.layers, self.initial_capacity, self.dim, dtype=torch.float64)
+
+    def count(self, word: str) -> int:
+        """The row of ``word``, one more occurrence counted."""
+        row = self.index.setdefault(word, len(self.index))
+        if row == len(self.counts):
+            self.counts.append(0)
+            if row == self.sums.shape[1]:  # doubling keeps the copies linear in the vocabulary
+                self.sums = torch.cat([self.sums, torch.zeros_like(self.sums)], dim=1)
+        self.counts[row] += 1
+        return row
+
+    def averages(self) -> tuple[list[str], list[np.ndarray]]:
+        vocabulary = sorted(self.index, key=lambda word: (-self.counts[self.index[word]], word))
+        rows = torch.as_tensor([self.index[word] for word in vocabulary], dtype=torch.long)
+        counts = torch.as_tensor(self.counts, dtype=torch.float64)[rows].unsqueeze(-1)
+        return vocabulary, [(layer[rows] / counts).numpy() for layer in self.sums]
+
+
+@dataclass
+class _Batch:
+    """Sentences waiting to be encoded, with the word row and the weight 1/len(word) of each of
+    their subwords (row -1: context only)."""
+
+    sentence_ids: list[list[int]] = field(default_factory=list)
+    rows: list[int] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+
+    def add(self, words: Sequence[str], pieces: list[list[int]], counted, sums: _WordSums) -> None:
+        ids, rows, weights = [], [], []
+        for word, word_ids in zip(words, pieces, strict=False):  # pieces may be cut short
+            row = sums.count(word) if counted(word, word_ids) else -1
+            ids += word_ids
+            rows += [row] * len(word_ids)
+            weights += [1.0 / len(word_ids)] * len(word_ids)
+        if any(row >= 0 for row in rows):  # a sentence with nothing to count costs no forward
+            self.sentence_ids.append(ids)
+            self.rows += rows
+            self.weights += weights
+
+    def flush(self, model: MLMEncoder, tokenizer: SubwordTokenizer, lang: str, sums: _WordSums):
+        if not self.sentence_ids:
+            return
+        hidden, content = encode_framed(
+            model, self.sentence_ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id
+        )
+        rows = torch.as_tensor(self.rows, dtype=torch.long)
+        counted = rows >= 0
+        weights = torch.as_tensor(self.weights, dtype=torch.float64)[counted].unsqueeze(-1)
+        for layer, states in enumerate(hidden):
+            values = states[content].cpu().to(torch.float64)[counted] * weights
+            sums.sums[layer].index_add_(0, rows[counted], values)
+        self.sentence_ids, self.rows, self.weights = [], [], []
+
+
+def _check_vocabulary_size(model: MLMEncoder, tokenizer: SubwordTokenizer) -> None:
+    if model.config.vocab_size != tokenizer.vocab_size:
+        raise ValueError(
+            f"the model has {model.config.vocab_size} token embeddings and the tokenizer "
+            f"{tokenizer.vocab_size} tokens: use the tokenizer saved with the model"
+        )
