@@ -1,204 +1,33 @@
 """Fine-tuning end to end on tiny random encoders and generated data: alignment, freezing,
 zero-shot routing, checkpoints and resume, metrics.json and prediction files for all three tasks.
 
-The tokenizer is a real ``xling.vocab.SubwordTokenizer`` (joint BPE) built from generated text.
+The data, tokenizer and models come from tests/finetune_world.py.
 """
 
 import dataclasses
 import json
-import random
 
 import pytest
 import torch
 
+from tests.finetune_world import build_world, make_model, spy_languages, task_data
 from xling.contracts.conllu import read_conllu
 from xling.contracts.ner import read_ner
 from xling.errors import DataFormatError
 from xling.finetune import FinetuneSettings, TaskData, run_finetune
 from xling.finetune import checkpoint as checkpoint_module
 from xling.finetune.encoding import align_first_subwords, encode_pair, encode_words
-from xling.finetune.run import _fingerprint, freeze_language_specific
+from xling.finetune.run import freeze_language_specific, job_fingerprint
 from xling.finetune.tasks import TaskModel, make_task
 from xling.finetune.training import epoch_order, make_scheduler, train_epoch
-from xling.model import EncoderConfig, MLMEncoder, load_pretrained, save_pretrained
-from xling.preprocess.pipeline import TextPipeline
-from xling.vocab import SubwordTokenizer, VocabSettings, build_vocabulary
+from xling.model import EncoderConfig, MLMEncoder, load_pretrained
 
 torch.set_num_threads(1)
-LANGS = ("en", "fr")
-
-
-# ----------------------------------------------------------------------------- generated data
-class World:
-    """Words of two languages: shared names (anchors), separate common words."""
-
-    def __init__(self, seed=0):
-        self.rng = random.Random(seed)
-        syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "ve", "da"]
-
-        def word(n):
-            return "".join(self.rng.choice(syllables) for _ in range(n))
-
-        self.names = sorted({"Zo" + word(1) for _ in range(40)})
-        self.places = sorted({"Qu" + word(2) for _ in range(40)})
-        self.nouns = {
-            lang: sorted({word(2) + suffix for _ in range(30)})
-            for lang, suffix in (("en", ""), ("fr", "e"))
-        }
-        self.verbs = {"en": ["runs", "sees", "eats"], "fr": ["court", "voit", "mange"]}
-        self.dets = {"en": ["the", "a"], "fr": ["le", "un"]}
-        self.markers = {
-            "en": {"entailment": "yes", "contradiction": "no", "neutral": "maybe"},
-            "fr": {"entailment": "oui", "contradiction": "non", "neutral": "peut"},
-        }
-
-    def words(self):
-        groups = [*self.verbs.values(), *self.nouns.values(), *self.dets.values()]
-        groups += [list(markers.values()) for markers in self.markers.values()]
-        return [*self.names, *self.places, ".", *(w for group in groups for w in group)]
-
-    def ner_sentence(self, lang):
-        words, tags = [], []
-        for _ in range(self.rng.randint(3, 8)):
-            roll = self.rng.random()
-            if tags and tags[-1] != "O":
-                words.append(self.rng.choice(self.nouns[lang]))
-                tags.append("O")
-            elif roll < 0.2:
-                words += [self.rng.choice(self.names), self.rng.choice(self.names)]
-                tags += ["B-PER", "I-PER"]
-            elif roll < 0.3:
-                words.append(self.rng.choice(self.places))
-                tags.append("B-LOC")
-            else:
-                words.append(self.rng.choice(self.nouns[lang]))
-                tags.append("O")
-        return words, tags
-
-    def tree(self, lang):
-        """DET NOUN VERB DET (ADJ-less) NOUN . with UD relations."""
-        d, n, v = self.dets[lang], self.nouns[lang], self.verbs[lang]
-        words = [self.rng.choice(d), self.rng.choice(n), self.rng.choice(v)]
-        words += [self.rng.choice(d), self.rng.choice(n), "."]
-        heads = [2, 3, 0, 5, 3, 3]
-        rels = ["det", "nsubj", "root", "det", "obj", "punct"]
-        if self.rng.random() < 0.5:  # a name as the subject instead
-            words, heads, rels = words[1:], [2, 0, 4, 2, 2], rels[1:]
-            words[0] = self.rng.choice(self.names)
-        return words, heads, rels
-
-    def nli_pair(self, lang):
-        premise = [self.rng.choice(self.nouns[lang]) for _ in range(self.rng.randint(2, 5))]
-        label = self.rng.choice(["entailment", "contradiction", "neutral"])
-        hypothesis = [self.markers[lang][label], *self.rng.sample(premise, 2)]
-        return " ".join(premise), " ".join(hypothesis), label
-
-
-def write_ner_file(world, path, lang, n):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    blocks = []
-    for _ in range(n):
-        words, tags = world.ner_sentence(lang)
-        blocks.append("".join(f"{lang}:{w}\t{t}\n" for w, t in zip(words, tags, strict=True)))
-    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
-
-
-def write_treebank(world, path, lang, n):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    blocks = []
-    for i in range(n):
-        words, heads, rels = world.tree(lang)
-        lines = [f"# sent_id = {i}"]
-        for j, (w, h, r) in enumerate(zip(words, heads, rels, strict=True), 1):
-            upos = "PUNCT" if r == "punct" else "X"
-            lines.append(f"{j}\t{w}\t{w}\t{upos}\t_\t_\t{h}\t{r}\t_\t_")
-        blocks.append("\n".join(lines) + "\n")
-    path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
-
-
-def write_xnli_files(world, root, n_train, n_eval):
-    root.mkdir(parents=True, exist_ok=True)
-    train = ["premise\thypo\tlabel"]
-    for _ in range(n_train):
-        premise, hypothesis, label = world.nli_pair("en")
-        train.append(f"{premise}\t{hypothesis}\t{label.replace('contradiction', 'contradictory')}")
-    (root / "train.tsv").write_text("\n".join(train) + "\n", encoding="utf-8")
-    for split in ("dev", "test"):
-        rows = ["language\tgold_label\tsentence1\tsentence2\tpairID"]
-        for lang in LANGS:
-            for i in range(n_eval):
-                premise, hypothesis, label = world.nli_pair(lang)
-                rows.append(f"{lang}\t{label}\t{premise}\t{hypothesis}\t{lang}{i}")
-        (root / f"xnli.{split}.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-
-
-def build_tokenizer(world, root):
-    """A joint BPE over generated sentences of both languages (every character seen)."""
-    corpora = {}
-    for lang in LANGS:
-        lines = [" ".join(world.ner_sentence(lang)[0]) for _ in range(300)]
-        lines += [" ".join(world.tree(lang)[0]) for _ in range(300)]
-        lines += [" ".join(world.nli_pair(lang)[:2]) for _ in range(300)]
-        path = root / "corpus" / f"{lang}.txt"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        corpora[lang] = {"train": path}
-    pipelines = {lang: TextPipeline(lang, "moses") for lang in LANGS}
-    build_vocabulary(
-        "joint",
-        root / "vocab",
-        corpora=corpora,
-        pipelines=pipelines,
-        settings=VocabSettings(merges=150, bpe_sentences_per_language=2000, seed=0),
-    )
-    return root / "vocab" / "tokenizer"
 
 
 @pytest.fixture(scope="module")
 def world_dir(tmp_path_factory):
-    root = tmp_path_factory.mktemp("world")
-    world = World()
-    for lang in LANGS:
-        for split, n in (("train", 300), ("dev", 80), ("test", 80)):
-            if split == "train" and lang != "en":
-                continue
-            write_ner_file(world, root / "ner" / lang / f"{split}.txt", lang, n)
-            write_treebank(world, root / "ud" / lang / f"{split}.conllu", lang, n)
-    write_xnli_files(world, root / "xnli", 400, 60)
-    return root, SubwordTokenizer.load(build_tokenizer(world, root))
-
-
-def make_model(world, out, sep_layers=1, sep_embeddings=False):
-    """A random encoder saved with the world's tokenizer, as the pretraining stage saves one."""
-    root, tokenizer = world
-    config = EncoderConfig(
-        vocab_size=tokenizer.vocab_size,
-        languages=list(LANGS),
-        dim=32,
-        layers=2,
-        heads=2,
-        ffn_dim=64,
-        dropout=0.0,
-        attention_dropout=0.0,
-        max_positions=48,
-        sep_layers=sep_layers,
-        sep_embeddings=sep_embeddings,
-    )
-    torch.manual_seed(0)
-    return save_pretrained(MLMEncoder(config), out / "model", root / "vocab" / "tokenizer")
-
-
-def task_data(root, task):
-    if task == "xnli":
-        files = {lang: root / "xnli" / "xnli.dev.tsv" for lang in LANGS}
-        tests = {lang: root / "xnli" / "xnli.test.tsv" for lang in LANGS}
-        return TaskData(train=root / "xnli" / "train.tsv", dev=files, test=tests)
-    sub, ext = ("ner", "txt") if task == "ner" else ("ud", "conllu")
-    return TaskData(
-        train=root / sub / "en" / f"train.{ext}",
-        dev={lang: root / sub / lang / f"dev.{ext}" for lang in LANGS},
-        test={lang: root / sub / lang / f"test.{ext}" for lang in LANGS},
-    )
+    return build_world(tmp_path_factory.mktemp("world"))
 
 
 # ----------------------------------------------------------------------------- alignment
@@ -286,18 +115,6 @@ def test_frozen_parameters_are_unchanged_after_a_step(world_dir, tmp_path):
 
 
 # ----------------------------------------------------------------------------- end to end
-def spy_languages(monkeypatch):
-    seen = []
-    original = MLMEncoder.forward
-
-    def forward(self, input_ids, lang, *args, **kwargs):
-        seen.append((lang, self.training))
-        return original(self, input_ids, lang, *args, **kwargs)
-
-    monkeypatch.setattr(MLMEncoder, "forward", forward)
-    return seen
-
-
 def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
@@ -551,7 +368,7 @@ def test_resume_fingerprint_covers_every_setting_that_changes_training(world_dir
     def fingerprint(task, settings, hp=hp):
         spec = make_task(task, tokenizer, settings)
         data = task_data(root, task)
-        return _fingerprint(task, hp, settings, spec, config, model_dir, data)
+        return job_fingerprint(task, hp, settings, spec, config, model_dir, data)
 
     reference = fingerprint("ner", base)
     assert list(reference) == [

@@ -3,6 +3,10 @@
 Wu, Conneau et al. 2020, section 3.2: fine-tune on English, select the epoch on English dev, test
 every language with no target-language training; language-specific parameters stay frozen (4.3),
 and each language goes through its own language-specific parts at test time.
+
+The steps of a job (``validate_job``, ``encode_files``, ``fit_epochs``, ``evaluate_all``...) are
+public so that other experiments that train a task head the same way reuse them rather than copy
+them (``xling.analysis.transfer``: task layers over a frozen encoder's first layers).
 """
 
 from __future__ import annotations
@@ -123,37 +127,37 @@ def run_finetune(
     torch.set_num_threads(threads)
     model_dir, out_dir, work_dir = Path(model_dir), Path(out_dir), Path(work_dir)
     hp = normalize_hp(task, hp)
-    config = _validate(task, model_dir, data, settings)
+    config = validate_job(task, model_dir, data, settings)
     run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     tokenizer = tokenizer or load_tokenizer(model_dir)
-    _check_tokenizer(tokenizer, config, model_dir)
+    check_tokenizer(tokenizer, config, model_dir)
     spec = make_task(task, tokenizer, settings)
-    encoded = _encode(spec, data, settings, config.max_positions)
+    encoded = encode_files(spec, data, settings, config.max_positions)
     model, frozen = _build_model(spec, model_dir, config, settings, run_device)
     log.info(
         "%s %s on %s: %d train examples, %d frozen tensors",
         *(task, hp_id(hp), run_device, len(encoded.train.items), len(frozen)),
     )
-    fingerprint = _fingerprint(task, hp, settings, spec, config, model_dir, data)
+    fingerprint = job_fingerprint(task, hp, settings, spec, config, model_dir, data)
     source_dev = encoded.dev[settings.source_lang]
-    history, best_epoch = _fit(
+    history, best_epoch = fit_epochs(
         spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
     )
     checkpoint.load_epoch(work_dir, model, best_epoch)
-    evaluation = _evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
+    evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
     metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
     metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": evaluation.dev}
     metrics |= {"test": evaluation.test, "epochs": history}
-    _write(spec, encoded, evaluation, metrics, out_dir)
+    write_outputs(spec, encoded, evaluation, metrics, out_dir)
     if not keep_work_dir:
-        _remove_work_dir(work_dir)
+        remove_work_dir(work_dir)
     seconds = time.perf_counter() - started
     log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
     return metrics
 
 
 # ----------------------------------------------------------------------------- validate
-def _validate(
+def validate_job(
     task: str, model_dir: Path, data: TaskData, settings: FinetuneSettings
 ) -> EncoderConfig:
     """Check the job against the model's config before anything is read; return that config."""
@@ -172,7 +176,7 @@ def _validate(
     return config
 
 
-def _check_tokenizer(tokenizer: Tokenizer, config: EncoderConfig, model_dir: Path) -> None:
+def check_tokenizer(tokenizer: Tokenizer, config: EncoderConfig, model_dir: Path) -> None:
     if tokenizer.pad_id != config.pad_id:
         raise ValueError(
             f"tokenizer pad id {tokenizer.pad_id} differs from the model's {config.pad_id} "
@@ -187,7 +191,9 @@ def _check_tokenizer(tokenizer: Tokenizer, config: EncoderConfig, model_dir: Pat
 
 
 # ----------------------------------------------------------------------------- encode
-def _encode(spec: Task, data: TaskData, settings: FinetuneSettings, eval_length: int) -> Encoded:
+def encode_files(
+    spec: Task, data: TaskData, settings: FinetuneSettings, eval_length: int
+) -> Encoded:
     """Read, check and encode every file up front, so bad input fails in seconds, not hours.
 
     Training inputs are cut at ``settings.max_length``, evaluation inputs at ``eval_length``.
@@ -205,7 +211,7 @@ def _encode(spec: Task, data: TaskData, settings: FinetuneSettings, eval_length:
 
 
 # ----------------------------------------------------------------------------- fit
-def _head_dropout(settings: FinetuneSettings, config: EncoderConfig) -> float:
+def head_dropout(settings: FinetuneSettings, config: EncoderConfig) -> float:
     return config.dropout if settings.head_dropout is None else settings.head_dropout
 
 
@@ -219,7 +225,7 @@ def _build_model(
     """The pretrained encoder with a new, seeded head; returns it and the frozen parameters."""
     encoder = load_pretrained(model_dir)
     torch.manual_seed(settings.seed)  # seeds the head's initial weights
-    model = TaskModel(encoder, spec.build_head(config.dim, _head_dropout(settings, config)))
+    model = TaskModel(encoder, spec.build_head(config.dim, head_dropout(settings, config)))
     frozen = freeze_language_specific(encoder)
     return model.to(device), frozen
 
@@ -229,7 +235,7 @@ def _stamp(path: Path) -> list:
     return [str(Path(path).resolve()), info.st_size, info.st_mtime_ns]
 
 
-def _fingerprint(
+def job_fingerprint(
     task: str,
     hp: dict,
     settings: FinetuneSettings,
@@ -246,7 +252,7 @@ def _fingerprint(
     source = settings.source_lang
     fingerprint = {"task": task, "hp": hp, "seed": settings.seed, "epochs": settings.epochs}
     fingerprint |= {"epoch_size": settings.epoch_size, "max_length": settings.max_length}
-    fingerprint |= {"head_dropout": _head_dropout(settings, config), "labels": spec.labels}
+    fingerprint |= {"head_dropout": head_dropout(settings, config), "labels": spec.labels}
     fingerprint |= {"source_lang": source, "metric": spec.metric}
     fingerprint |= {"parser_dims": [settings.arc_dim, settings.label_dim]}
     fingerprint |= {"model": _stamp(model_dir / "model.safetensors")}
@@ -254,7 +260,7 @@ def _fingerprint(
     return fingerprint
 
 
-def _fit(
+def fit_epochs(
     spec: Task,
     model: TaskModel,
     train: Split,
@@ -267,8 +273,9 @@ def _fit(
 ) -> tuple[list[dict], int]:
     """Train all epochs (or the ones a killed run left), scoring ``dev`` after each.
 
-    Returns the per-epoch dev history and the best epoch (ties: the earliest), whose weights are
-    in ``work_dir``.
+    Any ``TaskModel`` works: what trains and what is checkpointed are its parameters that require
+    gradients. Returns the per-epoch dev history and the best epoch (ties: the earliest), whose
+    weights are in ``work_dir``.
     """
     epochs, batch_size = settings.epochs, hp["batch_size"]
     optimizer = torch.optim.Adam(spec.parameter_groups(model, hp))
@@ -281,7 +288,7 @@ def _fit(
         order = epoch_order(len(train.items), epoch, settings.seed, settings.epoch_size)
         args = (train.items, order, batch_size, train.lang, optimizer, scheduler, device)
         loss = train_epoch(spec, model, *args)
-        score, _ = _evaluate(spec, model, dev, settings.eval_batch_size, device)
+        score, _ = evaluate_split(spec, model, dev, settings.eval_batch_size, device)
         history.append({"epoch": epoch, "dev": {dev.lang: score}})
         if not best_epoch or score > history[best_epoch - 1]["dev"][dev.lang]:
             best_epoch = epoch
@@ -324,28 +331,28 @@ def _resume(
 
 
 # ----------------------------------------------------------------------------- evaluate
-def _evaluate(spec: Task, model: TaskModel, split: Split, batch_size: int, device) -> tuple:
+def evaluate_split(spec: Task, model: TaskModel, split: Split, batch_size: int, device) -> tuple:
     predictions = predict(spec, model, split.items, split.lang, batch_size, device)
     return spec.score(split.examples, predictions), predictions
 
 
-def _evaluate_all(
+def evaluate_all(
     spec: Task, model: TaskModel, encoded: Encoded, batch_size: int, device: torch.device
 ) -> Evaluation:
     """Scores of the model as it is (the selected epoch) on every dev and test file."""
     dev = {
-        lang: _evaluate(spec, model, split, batch_size, device)[0]
+        lang: evaluate_split(spec, model, split, batch_size, device)[0]
         for lang, split in encoded.dev.items()
     }
     evaluation = Evaluation(dev=dev, test={}, test_predictions={})
     for lang, split in encoded.test.items():
-        score, predictions = _evaluate(spec, model, split, batch_size, device)
+        score, predictions = evaluate_split(spec, model, split, batch_size, device)
         evaluation.test[lang], evaluation.test_predictions[lang] = score, predictions
     return evaluation
 
 
 # ----------------------------------------------------------------------------- write
-def _write(
+def write_outputs(
     spec: Task, encoded: Encoded, evaluation: Evaluation, metrics: dict, out_dir: Path
 ) -> None:
     """Test predictions, then metrics.json (the job's declared output) last, each atomically."""
@@ -355,7 +362,7 @@ def _write(
     write_json(out_dir / "metrics.json", metrics)
 
 
-def _remove_work_dir(work_dir: Path) -> None:
+def remove_work_dir(work_dir: Path) -> None:
     checkpoint.clear(work_dir)
     with contextlib.suppress(OSError):
         work_dir.rmdir()  # only if nothing else lives there

@@ -165,12 +165,22 @@ class MLMEncoder(nn.Module):
         lang: str,
         attention_mask: torch.Tensor | None = None,
         output_hidden_states: bool = False,
+        num_layers: int | None = None,
     ) -> EncoderOutput:
         """Encode a batch of one language.
 
         ``attention_mask`` is bool or 0/1, shape (batch, length), true for real tokens; None means
-        no padding (pretraining streams), which lets SDPA take its fastest path.
+        no padding (pretraining streams), which lets SDPA take its fastest path. ``num_layers``
+        runs only the first that many Transformer layers (0: the embedding layer's output), so
+        ``last_hidden_state`` is hidden state ``num_layers``; None runs them all.
         """
+        layers = self.layers_for(lang)
+        if num_layers is not None:
+            if not 0 <= num_layers <= len(layers):
+                raise ValueError(
+                    f"num_layers={num_layers} is outside 0..{len(layers)}, the layers of this model"
+                )
+            layers = layers[:num_layers]
         embeddings = self.embeddings_for(lang)
         length = input_ids.shape[1]
         if length > self.config.max_positions:
@@ -188,7 +198,7 @@ class MLMEncoder(nn.Module):
             attn_mask = keep[:, None, None, :]
             x = x * keep.unsqueeze(-1).to(x.dtype)
         hidden = [x] if output_hidden_states else None
-        for layer in self.layers_for(lang):
+        for layer in layers:
             x = layer(x, attn_mask)
             if keep is not None:
                 x = x * keep.unsqueeze(-1).to(x.dtype)
