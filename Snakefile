@@ -76,6 +76,7 @@ rule finetune:
 rule analysis:
     input:
         cka_tables(),
+        section5_targets(),
 
 
 rule report:

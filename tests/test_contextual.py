@@ -78,7 +78,7 @@ def test_an_occurrence_is_averaged_over_its_subwords_then_over_occurrences(monke
             [[i("x")], [i("a@@"), i("ab@@"), i("abc")]],
         ]
     )
-    monkeypatch.setattr(tokenizer, "encode_words", lambda words, lang: next(segmented))
+    monkeypatch.setattr(tokenizer, "encode_tokenized_words", lambda words, lang: next(segmented))
     vocabulary, layers = contextual_word_vectors(model, tokenizer, [["w", "c"], ["x", "w"]], "en")
     first, second = (
         _states(model, [i("ab@@"), i("x"), i("c")]),

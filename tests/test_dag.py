@@ -21,18 +21,35 @@ def load(repo, name):
     return xconfig.load(repo / "config" / name, repo / "config" / "schema.yaml")
 
 
+def section5_models(config):
+    """Wu section 5's bilingual (pair, variant) models and the languages of its monolingual ones,
+    read from the config here, independently of the workflow's own planning."""
+    section = config.get("monolingual")
+    if not section:
+        return set(), set(), None
+    prime = section["english_prime"]["lang"]
+    bilingual = {(pair, section["bilingual_variant"]) for pair in section["pairs"]}
+    bilingual.add((f"en-{prime}", section["english_prime_variant"]))
+    return bilingual, set(section["languages"]), prime
+
+
 def expected_counts(config):
     pairs = config["pairs"]
     chosen = config.get("select", {})
     variants = {v: s for v, s in config["variants"].items() if v in chosen.get("variants", [v])}
     tasks = {t: s for t, s in config["tasks"].items() if t in chosen.get("tasks", [t])}
-    corpora = set()
-    for pair, settings in product(pairs, variants.values()):
+    s5_bilingual, s5_languages, prime = section5_models(config)
+    models = set(product(pairs, variants)) | s5_bilingual
+    text_of = {prime: "en"} if prime else {}  # en' models read English
+    corpora = {("wiki", lang) for lang in s5_languages}
+    for pair, variant in models:
         source, target = pair.split("-")
-        source_domain, target_domain = settings["domains"].split("-")
-        corpora |= {(source_domain, source), (target_domain, target)}
-    pair_languages = {lang for pair in pairs for lang in pair.split("-")}
-    vocabularies = {(p, v["domains"], v["vocab"]) for p, v in product(pairs, variants.values())}
+        source_domain, target_domain = config["variants"][variant]["domains"].split("-")
+        corpora |= {(source_domain, source), (target_domain, text_of.get(target, target))}
+    pair_languages = {lang for pair, _ in models for lang in pair.split("-")}
+    vocabularies = {
+        (p, config["variants"][v]["domains"], config["variants"][v]["vocab"]) for p, v in models
+    }
     vocabularies |= {
         (p, "wiki-wiki", scheme) for p in pairs for scheme in config["vocab"]["schemes"]
     }
@@ -44,7 +61,7 @@ def expected_counts(config):
         "split_corpus": len(corpora),
         "tokenize_parallel": len(pair_languages),
         "build_vocab": len(vocabularies),
-        "pretrain_model": len(pairs) * len(variants),
+        "pretrain_model": len(models),
         "finetune_run": sum(
             len(pairs) * len(variants) * grid_size(s["grid"]) for s in tasks.values()
         ),
@@ -55,6 +72,24 @@ def expected_counts(config):
         "figure_cka": 1,
         "all": 1,
     }
+    if prime:
+        s5_pairs = config["monolingual"]["pairs"]
+        transfer = config["analysis"]["contextual_transfer"]
+        counts |= {
+            "build_monolingual_vocab": len(s5_languages),
+            "pretrain_monolingual": len(s5_languages) + 1,
+            "contextual_word_vectors": len(s5_languages),
+            "word_alignment": len(s5_pairs),
+            "tokenize_tatoeba": 2 * len(s5_pairs),
+            "sentence_retrieval": len(s5_pairs),
+            "similarity": len(s5_pairs) + 1,
+            "align_parallel": len(transfer["pairs"]),
+            "contextual_mappings": 2 * len(transfer["pairs"]),
+            "contextual_transfer": 2 * len(transfer["pairs"]) * len(transfer["tasks"]),
+            "wu_figure": 3,
+            "wu_transfer_figures": 1,
+            "wu_cka_retrieval_correlation": 1,
+        }
     return counts, corpora, pair_languages
 
 
@@ -63,6 +98,7 @@ def test_demo_plan_matches_the_config(repo, tmp_path):
     counts = plan([repo / "config/demo.yaml"], tmp_path)
     expected, _, _ = expected_counts(config)
     expected["toyworld"] = 1
+    expected["train_fasttext"] = len(config["monolingual"]["languages"])
     assert dict(counts) == expected
 
 
@@ -81,13 +117,21 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
             for lang in pair.split("-")
         }
 
+    s5_pairs, s5_languages = config["monolingual"]["pairs"], config["monolingual"]["languages"]
+    # the train dictionaries of the codeswitch scheme; train and test of section 5's pairs
+    muse = {(pair, "train") for pair in config["pairs"]}
+    muse |= {(pair, split) for pair in s5_pairs for split in ("train", "test")}
     expected.update(
         download=len(wiki_languages) + 3,  # the dumps, XNLI-1.0, XNLI-MT-1.0, UD v2.3
         unpack=3,
         extract_wikipedia=len(wiki_languages),
         download_commoncrawl=len(cc_languages),
         sample_commoncrawl=len(cc_languages),
-        download_muse=len(config["pairs"]),  # the train dictionaries of the codeswitch scheme
+        download_muse=len(muse),
+        download_tatoeba=2 * len(s5_pairs),
+        download_fasttext=len(s5_languages),
+        keep_fasttext_vocabulary=len(s5_languages),
+        import_paraphrases=1,
         import_xnli=1,
         xnli_parallel=1,
         import_ner=len(imports("ner")),
@@ -112,12 +156,17 @@ def test_each_stage_is_a_target_that_stops_at_its_stage(repo, tmp_path, stage):
 
 def test_one_pair_reduces_every_per_pair_stage(repo, tmp_path):
     counts = plan([repo / "config/demo.yaml"], tmp_path, config={"pairs": ["en-fr"]})
-    assert counts["pretrain_model"] == len(load(repo, "demo.yaml")["variants"])
-    assert counts["tokenize_parallel"] == 2
+    config = load(repo, "demo.yaml")
+    config["pairs"] = ["en-fr"]
+    expected, _, _ = expected_counts(config)
+    assert counts["pretrain_model"] == expected["pretrain_model"]
+    assert counts["finetune_run"] == expected["finetune_run"]
+    assert counts["select_finetune"] == len(config["variants"]) * len(config["tasks"])
 
 
 def test_selection_builds_only_the_chosen_rows_and_tasks(repo, tmp_path):
     reduced = yaml.safe_load((repo / "tests/config/e2e.yaml").read_text())
     counts = plan([repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"], tmp_path)
-    assert counts["pretrain_model"] == 1 and counts["select_finetune"] == 1
+    # the selected row, and the en-en' model of the reduced section 5
+    assert counts["pretrain_model"] == 2 and counts["select_finetune"] == 1
     assert counts["finetune_run"] == grid_size(reduced["tasks"]["ner"]["grid"])

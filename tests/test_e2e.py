@@ -71,3 +71,23 @@ def test_anchor_table_covers_every_scheme(demo_run):
     assert anchors.loc["joint", "shared_types"] > 0
     # code-switching puts dictionary translations into both corpora: more shared types
     assert anchors.loc["codeswitch", "shared_types"] > anchors.loc["joint", "shared_types"]
+
+
+def test_section5_figures_and_their_tables(demo_run):
+    for figure in (4, 5, 6, 7, 8):
+        assert (demo_run / f"figures/wu_figure{figure}.png").read_bytes()[:4] == b"\x89PNG"
+        assert len(pd.read_csv(demo_run / f"figures/wu_figure{figure}.csv")) > 0
+    similarity = pd.read_csv(demo_run / "analysis/similarity/en-fr.csv")
+    assert sorted(similarity["encoder"].unique()) == ["bilingual", "monolingual", "random"]
+    assert len(similarity) == 3 * 9 and similarity["cka"].between(0, 1).all()
+    assert len(pd.read_csv(demo_run / "analysis/similarity/en-enp.csv")) == 3 * 9
+    words = pd.read_csv(demo_run / "analysis/words/en-fr.csv")
+    assert set(words["method"]) == {"embeddings", "fasttext", "contextual"}
+    assert set(words["mapped"]) == {True, False}
+    retrieval = pd.read_csv(demo_run / "analysis/sentences/en-fr.csv")
+    assert set(retrieval["direction"]) == {"en-fr", "fr-en"}
+    # after Procrustes, sentence retrieval beats chance (1 in n_test) in some layer
+    assert retrieval["p_at_1"].max() > 5 / retrieval["n_test"].iloc[0]
+    transfer = pd.read_csv(demo_run / "analysis/transfer/bilingual/en-fr/ner.csv")
+    assert set(transfer["evaluation"]) == {"source", "bimlm", "bimlm_align"}
+    assert sorted(transfer["layer"].unique()) == list(range(9))

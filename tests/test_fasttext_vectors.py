@@ -9,7 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from xling.analysis.fasttext_vectors import read_vec, train_fasttext
+from xling.analysis.fasttext_training import train_fasttext
+from xling.analysis.fasttext_vectors import read_vec
 from xling.errors import DataFormatError, InputFileError
 
 
@@ -104,3 +105,16 @@ def test_train_fasttext_names_a_corpus_without_words(corpus, tmp_path):
     with pytest.raises(InputFileError, match=r"corpus\.txt: fastText cannot train on it"):
         _train(corpus, tmp_path / "ft.vec", min_count=10**9)
     assert not (tmp_path / "ft.vec").exists()
+
+
+def test_keep_first_words_keeps_the_most_frequent_rows_exactly(tmp_path):
+    from xling.analysis.fasttext_vectors import keep_first_words, write_vec
+
+    rng = np.random.default_rng(0)
+    matrix = rng.standard_normal((5, 3)).astype(np.float32)
+    source = tmp_path / "wiki.xx.vec"
+    write_vec(source, ["a", "b", "c", "d", "e"], matrix)
+    assert keep_first_words(source, tmp_path / "kept.vec", limit=3) == 3
+    words, kept = read_vec(tmp_path / "kept.vec", limit=None)
+    assert words == ["a", "b", "c"]
+    assert np.array_equal(kept, matrix[:3])

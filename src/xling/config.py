@@ -209,6 +209,9 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     _check_variants(config)
     _check_task_datasets(config)
     _check_selection(config)
+    from xling.monolingual import check as check_monolingual  # it builds on this module
+
+    check_monolingual(config)
     return config
 
 

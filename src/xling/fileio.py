@@ -64,3 +64,13 @@ def count_lines(path: StrPath) -> int:
             count += block.count(b"\n")
             last = block[-1:]
     return count + (last != b"\n")
+
+
+def read_lines(path: StrPath, limit: int | None = None) -> list[str]:
+    """The first ``limit`` lines of a UTF-8 file (all when None), read by :func:`iter_lines`."""
+    lines = []
+    for _, text in iter_lines(path):
+        if limit is not None and len(lines) == limit:
+            break
+        lines.append(text)
+    return lines

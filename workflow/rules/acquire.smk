@@ -167,3 +167,48 @@ else:
             treebank=get_ud_treebank,
         script:
             "../scripts/import_ud.py"
+
+    rule download_tatoeba:
+        # Wu 5.1.3: LASER's Tatoeba test files are already one sentence a line, line-aligned.
+        output:
+            data_path(layout.tatoeba("en", "{tgt}", "{lang}")),
+        log:
+            f"{R}/logs/acquire/download_tatoeba_en-{{tgt}}_{{lang}}.log",
+        retries: 2
+        localrule: True
+        conda:
+            "../../envs/text.yaml"
+        params:
+            source=get_tatoeba_source,
+        script:
+            "../scripts/download.py"
+
+    rule download_fasttext:
+        output:
+            f"{R}/raw/fasttext/{{lang}}.vec",
+        log:
+            f"{R}/logs/acquire/download_fasttext_{{lang}}.log",
+        retries: 2
+        localrule: True
+        conda:
+            "../../envs/text.yaml"
+        params:
+            source=get_fasttext_source,
+        script:
+            "../scripts/download.py"
+
+    rule import_paraphrases:
+        # en' (Wu 5.2): English paraphrases of the parallel sentences, by back-translation; no
+        # public file exists, so they are provided by hand, line-aligned with the English side.
+        input:
+            english=data_path(layout.parallel("en")),
+        output:
+            data_path(layout.parallel("{lang}")),
+        log:
+            f"{R}/logs/acquire/import_paraphrases_{{lang}}.log",
+        conda:
+            "../../envs/text.yaml"
+        params:
+            manual_dir=config["data"]["manual_dir"],
+        script:
+            "../scripts/import_paraphrases.py"

@@ -18,3 +18,171 @@ rule cka:
         seed=config["seed"],
     script:
         "../scripts/cka.py"
+
+
+# Wu section 5: monolingual models aligned post hoc (Figures 4 to 8). Present when the config
+# has a `monolingual` section.
+if S5 and config["data"]["source"] == "toyworld":
+
+    rule train_fasttext:
+        # The demo trains the fastText baseline of Wu 5.1.1 on the monolingual model's own text.
+        input:
+            f"{R}/preprocess/wiki/{{lang}}.train.txt",
+        output:
+            f"{R}/analysis/words/{{lang}}/fasttext.vec",
+        log:
+            f"{R}/logs/analysis/train_fasttext_{{lang}}.log",
+        conda:
+            "../../envs/text.yaml"
+        threads: 1
+        params:
+            settings=config["analysis"]["word_alignment"],
+            seed=config["seed"],
+        script:
+            "../scripts/train_fasttext.py"
+
+elif S5:
+
+    rule keep_fasttext_vocabulary:
+        # Wu 5.1.1: "we use the first 200k embeddings of fastText" (the published wiki vectors).
+        input:
+            f"{R}/raw/fasttext/{{lang}}.vec",
+        output:
+            f"{R}/analysis/words/{{lang}}/fasttext.vec",
+        log:
+            f"{R}/logs/analysis/keep_fasttext_{{lang}}.log",
+        conda:
+            "../../envs/text.yaml"
+        params:
+            vocabulary=config["analysis"]["word_alignment"]["vocabulary"],
+        script:
+            "../scripts/keep_fasttext_vocabulary.py"
+
+
+if S5:
+
+    rule contextual_word_vectors:
+        # Wu 5.1.1: each word the average of its subword vectors, averaged over its occurrences.
+        input:
+            model=get_monolingual_model_of_lang,
+            corpus=f"{R}/preprocess/wiki/{{lang}}.train.txt",
+        output:
+            f"{R}/analysis/words/{{lang}}/contextual.npz",
+        log:
+            f"{R}/logs/analysis/contextual_words_{{lang}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            settings=config["analysis"]["word_alignment"],
+        script:
+            "../scripts/contextual_words.py"
+
+    rule word_alignment:
+        # Wu 5.1.1, Figure 4: Procrustes on the MUSE train dictionary, CSLS on the test one.
+        input:
+            unpack(get_word_alignment_inputs),
+        output:
+            f"{R}/analysis/words/en-{{tgt}}.csv",
+        log:
+            f"{R}/logs/analysis/word_alignment_en-{{tgt}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            languages=get_section5_languages,
+            settings=config["analysis"]["word_alignment"],
+        script:
+            "../scripts/word_alignment.py"
+
+    rule align_parallel:
+        # Wu 5.1.2: word alignments of the parallel sentences (eflomal; docs/alignment.md).
+        input:
+            source=f"{R}/preprocess/parallel/en.txt",
+            target=f"{R}/preprocess/parallel/{{tgt}}.txt",
+        output:
+            f"{R}/analysis/alignments/en-{{tgt}}.txt",
+        log:
+            f"{R}/logs/analysis/align_parallel_en-{{tgt}}.log",
+        conda:
+            "../../envs/text.yaml"
+        params:
+            sentences=config["analysis"]["parallel_sentences"],
+            seed=config["seed"],
+        script:
+            "../scripts/align_parallel.py"
+
+    rule contextual_mappings:
+        # Wu 5.1.2: per layer, Procrustes from the target model's layer to the source model's.
+        input:
+            unpack(get_mapping_inputs),
+        output:
+            f"{R}/analysis/mappings/{{kind}}/en-{{tgt}}.npz",
+        log:
+            f"{R}/logs/analysis/mappings_{{kind}}_en-{{tgt}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            languages=get_section5_languages,
+            sentences=config["analysis"]["parallel_sentences"],
+            normalize_rounds=config["analysis"]["word_alignment"]["normalize_rounds"],
+        script:
+            "../scripts/contextual_mappings.py"
+
+    rule contextual_transfer:
+        # Wu 5.1.2, Figures 5 and 8: task layers over the frozen first i layers, i = 0..L, of
+        # the English monolingual model (kind mono) or of the pair's bilingual model.
+        input:
+            unpack(get_transfer_inputs),
+        output:
+            f"{R}/analysis/transfer/{{kind}}/{{pair}}/{{task}}.csv",
+        log:
+            f"{R}/logs/analysis/transfer_{{kind}}_{{pair}}_{{task}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            evaluations=get_transfer_evaluations,
+            settings=get_transfer_settings,
+            work_dir=f"{R}/analysis/transfer/{{kind}}/{{pair}}/.work_{{task}}",
+        script:
+            "../scripts/contextual_transfer.py"
+
+    rule sentence_retrieval:
+        # Wu 5.1.3, Figure 6: mean-pooled sentences per layer, Procrustes on the parallel
+        # sentences, nearest neighbour on Tatoeba.
+        input:
+            unpack(get_sentence_retrieval_inputs),
+        output:
+            f"{R}/analysis/sentences/en-{{tgt}}.csv",
+        log:
+            f"{R}/logs/analysis/sentence_retrieval_en-{{tgt}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            languages=get_section5_languages,
+            sentences=config["analysis"]["parallel_sentences"],
+            normalize_rounds=config["analysis"]["word_alignment"]["normalize_rounds"],
+        script:
+            "../scripts/sentence_retrieval.py"
+
+    rule similarity:
+        # Wu 5.2, Figure 7: CKA per layer of monolingual, bilingual and random encoders.
+        input:
+            unpack(get_similarity_inputs),
+        output:
+            f"{R}/analysis/similarity/en-{{tgt}}.csv",
+        log:
+            f"{R}/logs/analysis/similarity_en-{{tgt}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            languages=get_section5_languages,
+            target_model_language=get_target_model_language,
+            settings=config["analysis"]["cka"],
+            seed=config["seed"],
+        script:
+            "../scripts/similarity.py"

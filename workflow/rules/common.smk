@@ -7,13 +7,22 @@ import os
 from xling.config import pair_languages, selected, task_dataset
 from xling.contracts import layout
 from xling.finetune.grid import grid_points, hp_id
+from xling.monolingual import plan as section5_plan
 
 R = f"results/{config['study']}"
-PAIRS = list(config["pairs"])
+PAIRS = list(config["pairs"])  # Table 1's pairs
 VARIANTS = selected(config, "variants")
 TASKS = selected(config, "tasks")
 LANGUAGES = sorted(config["languages"])
-PAIR_LANGUAGES = sorted({lang for pair in PAIRS for lang in pair_languages(pair)})
+# Wu section 5 (None when the config has no `monolingual` section): its monolingual models, and
+# the bilingual models it compares them with besides Table 1's.
+S5 = section5_plan(config)
+BILINGUAL_MODELS = sorted(
+    {(pair, variant) for pair in PAIRS for variant in VARIANTS}
+    | (set(S5.bilingual.items()) if S5 else set())
+)
+MONOLINGUAL_MODELS = sorted(S5.models) if S5 else []
+PAIR_LANGUAGES = sorted({lang for pair, _ in BILINGUAL_MODELS for lang in pair_languages(pair)})
 
 
 def _alternatives(values):
@@ -25,12 +34,17 @@ wildcard_constraints:
     lang=_alternatives(LANGUAGES),
     src=_alternatives(LANGUAGES),
     tgt=_alternatives(LANGUAGES),
-    pair=_alternatives(PAIRS),
+    pair=_alternatives({pair for pair, _ in BILINGUAL_MODELS}),
+    mono=_alternatives(MONOLINGUAL_MODELS),
+    kind="mono|bilingual",
+    layer=r"\d+",
     domain="wiki|cc",
     domains="(wiki|cc)-(wiki|cc)",
     scheme=_alternatives(config["vocab"]["schemes"]),
-    variant=_alternatives(VARIANTS),
-    task=_alternatives(TASKS),
+    variant=_alternatives({variant for _, variant in BILINGUAL_MODELS}),
+    task=_alternatives(
+        set(TASKS) | set(config["analysis"]["contextual_transfer"]["tasks"] if S5 else [])
+    ),
     split="train|valid|test",
     hp="[A-Za-z0-9_.+-]+",
     shard=r"\d+",
@@ -55,7 +69,9 @@ def _toyworld_spec():
 
 
 TOYWORLD_SPEC = _toyworld_spec() if config["data"]["source"] == "toyworld" else None
-PARALLEL_LANGUAGES = PAIR_LANGUAGES
+# Languages of the multi-way parallel sentences (XNLI in the paper study); en''s paraphrases are
+# not an XNLI language: the paper study takes them from the manual folder.
+PARALLEL_LANGUAGES = [lang for lang in PAIR_LANGUAGES if not S5 or lang != S5.english_prime]
 
 
 def toyworld_outputs():
@@ -96,6 +112,17 @@ def get_muse_source(wildcards):
     return {"url": url}
 
 
+def get_tatoeba_source(wildcards):
+    """LASER's file of one side of an English-X pair (``tatoeba.fra-eng.fra`` / ``.eng``)."""
+    code = config["data"]["tatoeba"]["codes"][wildcards.tgt]
+    side = "eng" if wildcards.lang == "en" else code
+    return {"url": config["data"]["tatoeba"]["url"].format(code=code, side=side)}
+
+
+def get_fasttext_source(wildcards):
+    return {"url": config["data"]["fasttext"]["url"].format(lang=wildcards.lang)}
+
+
 def get_segmenter(wildcards):
     return config["languages"][wildcards.lang]["segmenter"]
 
@@ -122,6 +149,11 @@ def shard_names():
     return [f"{i:03d}" for i in range(SHARDS)]
 
 
+def corpus_language(lang):
+    """Whose text a model reads for ``lang``: en' (Wu section 5.2) models read English."""
+    return S5.corpus_language(lang) if S5 else lang
+
+
 def variant_corpora(pair, variant):
     """(domain, lang) of each side of a pair, e.g. wiki-cc -> (wiki, en), (cc, fr)."""
     source_domain, target_domain = config["variants"][variant]["domains"].split("-")
@@ -130,15 +162,14 @@ def variant_corpora(pair, variant):
 
 
 def needed_corpora():
-    """Every (domain, lang) some configured model is trained on."""
-    return sorted(
-        {
-            corpus
-            for pair in PAIRS
-            for variant in VARIANTS
-            for corpus in variant_corpora(pair, variant)
-        }
-    )
+    """Every (domain, lang of the text) some configured model is trained on."""
+    bilingual = {
+        (domain, corpus_language(lang))
+        for pair, variant in BILINGUAL_MODELS
+        for domain, lang in variant_corpora(pair, variant)
+    }
+    monolingual = {("wiki", model.lang) for model in S5.models.values()} if S5 else set()
+    return sorted(bilingual | monolingual)
 
 
 def text_pipeline_settings(lang):
@@ -165,7 +196,7 @@ def get_vocab_inputs(wildcards):
     source_domain, target_domain = wildcards.domains.split("-")
     source, target = pair_languages(wildcards.pair)
     files = {
-        f"{lang}_{split}": f"{R}/preprocess/{domain}/{lang}.{split}.txt"
+        f"{lang}_{split}": f"{R}/preprocess/{domain}/{corpus_language(lang)}.{split}.txt"
         for domain, lang in ((source_domain, source), (target_domain, target))
         for split in ("train", "valid", "test")
     }
@@ -173,6 +204,15 @@ def get_vocab_inputs(wildcards):
         # Extra anchors come from the pair's bilingual dictionary (MUSE format, train split).
         files["dictionary"] = data_path(layout.muse(source, target, "train"))
     return files
+
+
+def get_vocab_labels(wildcards):
+    """What stats.json records about a vocabulary (the anchors table reads it)."""
+    return {"pair": wildcards.pair, "domains": wildcards.domains}
+
+
+def get_monolingual_vocab_labels(wildcards):
+    return {"pair": wildcards.lang, "domains": "wiki"}
 
 
 def get_scheme_settings(wildcards):
@@ -183,13 +223,15 @@ def get_pair_pipelines(wildcards):
     return {lang: text_pipeline_settings(lang) for lang in pair_languages(wildcards.pair)}
 
 
-def needed_vocabularies():
-    """What the variants train on, and every configured scheme of every pair on Wikipedia."""
-    of_variants = {
-        vocab_dir(pair, config["variants"][v]["domains"], config["variants"][v]["vocab"])
-        for pair in PAIRS
-        for v in VARIANTS
-    }
+def variant_vocab_dir(pair, variant):
+    settings = config["variants"][variant]
+    return vocab_dir(pair, settings["domains"], settings["vocab"])
+
+
+def table1_vocabularies():
+    """What Table 1's models train on, and every configured scheme of its pairs on Wikipedia
+    (the anchors table compares every scheme)."""
+    of_variants = {variant_vocab_dir(pair, v) for pair in PAIRS for v in VARIANTS}
     every_scheme = {
         vocab_dir(pair, "wiki-wiki", scheme)
         for pair in PAIRS
@@ -198,14 +240,57 @@ def needed_vocabularies():
     return sorted(of_variants | every_scheme)
 
 
+def monolingual_vocab_dir(lang):
+    return f"{R}/vocab/mono/{lang}"
+
+
+def needed_vocabularies():
+    """Table 1's vocabularies, those of section 5's bilingual models, one per language."""
+    bilingual = {variant_vocab_dir(pair, variant) for pair, variant in BILINGUAL_MODELS}
+    monolingual = (
+        {monolingual_vocab_dir(model.lang) for model in S5.models.values()} if S5 else set()
+    )
+    return sorted(set(table1_vocabularies()) | bilingual | monolingual)
+
+
+def get_monolingual_corpora(wildcards):
+    return {
+        f"{wildcards.lang}_{split}": f"{R}/preprocess/wiki/{wildcards.lang}.{split}.txt"
+        for split in ("train", "valid", "test")
+    }
+
+
+def get_single_language(wildcards):
+    return [wildcards.lang]
+
+
+def get_monolingual_pipeline(wildcards):
+    return {wildcards.lang: text_pipeline_settings(wildcards.lang)}
+
+
 # --------------------------------------------------------------------------- 4. pretrain
 def model_dir(pair, variant):
     return f"{R}/pretrain/{pair}/{variant}/model"
 
 
 def get_variant_vocab_dir(wildcards):
-    settings = config["variants"][wildcards.variant]
-    return vocab_dir(wildcards.pair, settings["domains"], settings["vocab"])
+    return variant_vocab_dir(wildcards.pair, wildcards.variant)
+
+
+def monolingual_model_dir(name):
+    return f"{R}/pretrain/mono/{name}/model"
+
+
+def get_monolingual_vocab_dir(wildcards):
+    return monolingual_vocab_dir(S5.models[wildcards.mono].lang)
+
+
+def get_monolingual_language(wildcards):
+    return [S5.models[wildcards.mono].lang]
+
+
+def get_monolingual_seed(wildcards):
+    return S5.models[wildcards.mono].seed
 
 
 def get_model_settings(wildcards):
@@ -214,6 +299,11 @@ def get_model_settings(wildcards):
     settings["sep_embeddings"] = config["variants"][wildcards.variant]["sep_embeddings"]
     settings["sep_layers"] = config["variants"][wildcards.variant]["sep_layers"]
     return settings
+
+
+def get_monolingual_model_settings(wildcards):
+    """The architecture of config ``model``; one language, so nothing is language-specific."""
+    return {**config["model"], "sep_embeddings": False, "sep_layers": 0}
 
 
 def get_pretrain_runtime(wildcards, attempt):
@@ -297,13 +387,160 @@ def get_cka_inputs(wildcards):
     }
 
 
+# --------------------------------------------------------------------------- 6b. Wu section 5
+def get_monolingual_model_of_lang(wildcards):
+    return monolingual_model_dir(wildcards.lang)
+
+
+def get_section5_languages(wildcards):
+    return ["en", wildcards.tgt]
+
+
+def get_target_model_language(wildcards):
+    """The language the target's monolingual model reads: en' sentences go to the en' model,
+    an English model."""
+    return S5.models[wildcards.tgt].lang
+
+
+def fasttext_vectors(lang):
+    return f"{R}/analysis/words/{lang}/fasttext.vec"
+
+
+def get_word_alignment_inputs(wildcards):
+    """Both monolingual models, their contextual and fastText word vectors, the dictionaries."""
+    files = {}
+    for side, lang in (("source", "en"), ("target", wildcards.tgt)):
+        files[f"{side}_model"] = monolingual_model_dir(lang)
+        files[f"{side}_contextual"] = f"{R}/analysis/words/{lang}/contextual.npz"
+        files[f"{side}_fasttext"] = fasttext_vectors(lang)
+    for split in ("train", "test"):
+        files[split] = data_path(layout.muse("en", wildcards.tgt, split))
+    return files
+
+
+def section5_models(kind, tgt):
+    """The (source, target) models whose layers are aligned: the two monolingual models, or the
+    pair's bilingual model on both sides."""
+    if kind == "mono":
+        return monolingual_model_dir("en"), monolingual_model_dir(tgt)
+    pair = f"en-{tgt}"
+    bilingual = model_dir(pair, S5.bilingual[pair])
+    return bilingual, bilingual
+
+
+def get_mapping_inputs(wildcards):
+    source_model, target_model = section5_models(wildcards.kind, wildcards.tgt)
+    return {
+        "source_model": source_model,
+        "target_model": target_model,
+        "source": f"{R}/preprocess/parallel/en.txt",
+        "target": f"{R}/preprocess/parallel/{wildcards.tgt}.txt",
+        "alignment": f"{R}/analysis/alignments/en-{wildcards.tgt}.txt",
+    }
+
+
+def get_transfer_inputs(wildcards):
+    """The model whose first layers are frozen, the source task files, the target test file, and
+    (kind mono) the target's monolingual model and the mappings."""
+    target = pair_languages(wildcards.pair)[1]
+    source_model, target_model = section5_models(wildcards.kind, target)
+    files = {"source_model": source_model, "target_model": target_model}
+    english = task_files(wildcards.task, wildcards.pair, "en", layout.TASK_SPLITS)
+    files |= {f"en_{split}": path for split, path in english.items()}
+    files[f"{target}_test"] = task_files(wildcards.task, wildcards.pair, target, ["test"])["test"]
+    files["mapping"] = f"{R}/analysis/mappings/{wildcards.kind}/{wildcards.pair}.npz"
+    return files
+
+
+def get_transfer_evaluations(wildcards):
+    """Name -> whether the evaluation maps the target's layer into the source space: monolingual
+    models always (MLM align); the bilingual model without (biMLM) and with it (Figure 8)."""
+    if wildcards.kind == "mono":
+        return {"mlm_align": True}
+    return {"bimlm": False, "bimlm_align": True}
+
+
+def get_transfer_settings(wildcards):
+    return {
+        **config["analysis"]["contextual_transfer"],
+        "task_settings": config["tasks"][wildcards.task],
+        "seed": config["seed"],
+    }
+
+
+def get_sentence_retrieval_inputs(wildcards):
+    tgt = wildcards.tgt
+    return {
+        "source_model": monolingual_model_dir("en"),
+        "target_model": monolingual_model_dir(tgt),
+        "source_parallel": f"{R}/preprocess/parallel/en.txt",
+        "target_parallel": f"{R}/preprocess/parallel/{tgt}.txt",
+        "source_tatoeba": f"{R}/preprocess/tatoeba/en-{tgt}.en.txt",
+        "target_tatoeba": f"{R}/preprocess/tatoeba/en-{tgt}.{tgt}.txt",
+    }
+
+
+def get_similarity_inputs(wildcards):
+    pair = f"en-{wildcards.tgt}"
+    return {
+        "source_model": monolingual_model_dir("en"),
+        "target_model": monolingual_model_dir(wildcards.tgt),
+        "bilingual_model": model_dir(pair, S5.bilingual[pair]),
+        "source": f"{R}/preprocess/parallel/en.txt",
+        "target": f"{R}/preprocess/parallel/{wildcards.tgt}.txt",
+    }
+
+
+FIGURE_TABLES = {"4": "words", "6": "sentences", "7": "similarity"}
+
+
+def get_figure_pairs(wildcards):
+    return S5.similarity_pairs if wildcards.figure == "7" else S5.pairs
+
+
+def get_figure_tables(wildcards):
+    folder = FIGURE_TABLES[wildcards.figure]
+    return [f"{R}/analysis/{folder}/{pair}.csv" for pair in get_figure_pairs(wildcards)]
+
+
+def transfer_sweeps():
+    """(kind, pair, task) of every transfer sweep of Figures 5 and 8."""
+    return [
+        (kind, pair, task)
+        for kind in ("mono", "bilingual")
+        for pair in S5.transfer_pairs
+        for task in config["analysis"]["contextual_transfer"]["tasks"]
+    ]
+
+
+def transfer_tables():
+    return [f"{R}/analysis/transfer/{k}/{p}/{t}.csv" for k, p, t in transfer_sweeps()]
+
+
+def section5_figures():
+    if not S5:
+        return []
+    figures = [f"{R}/figures/wu_figure{n}.{ext}" for n in (4, 5, 6, 7, 8) for ext in ("png", "csv")]
+    return [*figures, f"{R}/tables/wu_cka_retrieval_pearson.csv"]
+
+
+def section5_targets():
+    """Every table behind Wu's Figures 4 to 8."""
+    if not S5:
+        return []
+    targets = [f"{R}/analysis/words/{pair}.csv" for pair in S5.pairs]
+    targets += [f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs]
+    targets += [f"{R}/analysis/similarity/{pair}.csv" for pair in S5.similarity_pairs]
+    return targets + transfer_tables()
+
+
 # --------------------------------------------------------------------------- stage targets
 def data_targets():
     """Every study input: the whole toy world, or what the configured models and tasks read."""
     if config["data"]["source"] == "toyworld":
         return [data_path(path) for path in toyworld_outputs()]
     files = [data_path(layout.corpus(domain, lang)) for domain, lang in needed_corpora()]
-    files += [data_path(layout.parallel(lang)) for lang in PARALLEL_LANGUAGES]
+    files += [data_path(layout.parallel(lang)) for lang in PAIR_LANGUAGES]
     for task in TASKS:
         for pair in PAIRS:
             source, target = pair_languages(pair)
@@ -311,6 +548,10 @@ def data_targets():
             files += task_files(task, pair, target, ["test"]).values()
     if "codeswitch" in config["vocab"]["schemes"]:
         files += [data_path(layout.muse(*pair_languages(pair), "train")) for pair in PAIRS]
+    for pair in S5.pairs if S5 else []:
+        source, target = pair_languages(pair)
+        files += [data_path(layout.muse(source, target, split)) for split in ("train", "test")]
+        files += [data_path(layout.tatoeba(source, target, lang)) for lang in (source, target)]
     return sorted(set(files))
 
 
@@ -320,7 +561,7 @@ def preprocess_targets():
         for domain, lang in needed_corpora()
         for split in ("train", "valid", "test")
     ]
-    return corpora + [f"{R}/preprocess/parallel/{lang}.txt" for lang in PARALLEL_LANGUAGES]
+    return corpora + [f"{R}/preprocess/parallel/{lang}.txt" for lang in PAIR_LANGUAGES]
 
 
 def vocab_targets():
@@ -328,7 +569,8 @@ def vocab_targets():
 
 
 def pretrain_targets():
-    return [model_dir(pair, variant) for pair in PAIRS for variant in VARIANTS]
+    bilingual = [model_dir(pair, variant) for pair, variant in BILINGUAL_MODELS]
+    return bilingual + [monolingual_model_dir(name) for name in MONOLINGUAL_MODELS]
 
 
 def report_targets():
@@ -337,4 +579,5 @@ def report_targets():
         f"{R}/tables/table1.md",
         f"{R}/tables/anchors.csv",
         f"{R}/figures/cka_layers.png",
+        *section5_figures(),
     ]

@@ -67,3 +67,19 @@ rule tokenize_parallel:
         pipeline=get_text_pipeline,
     script:
         "../scripts/tokenize.py"
+
+
+rule tokenize_tatoeba:
+    # Wu section 5.1.3: the Tatoeba sentences, tokenized like everything else.
+    input:
+        data_path(layout.tatoeba("en", "{tgt}", "{lang}")),
+    output:
+        f"{R}/preprocess/tatoeba/en-{{tgt}}.{{lang}}.txt",
+    log:
+        f"{R}/logs/preprocess/tokenize_tatoeba_en-{{tgt}}_{{lang}}.log",
+    conda:
+        "../../envs/text.yaml"
+    params:
+        pipeline=get_text_pipeline,
+    script:
+        "../scripts/tokenize.py"

@@ -24,5 +24,34 @@ rule pretrain_model:
         pretrain=config["pretrain"],
         seed=config["seed"],
         work_dir=f"{R}/pretrain/{{pair}}/{{variant}}/.work",
+        title="{pair} {variant}",
+    script:
+        "../scripts/pretrain.py"
+
+
+rule pretrain_monolingual:
+    # Wu section 5: one MLM per language on its Wikipedia text; en' is the English model trained
+    # with another seed.
+    input:
+        get_monolingual_vocab_dir,
+    output:
+        model=directory(f"{R}/pretrain/mono/{{mono}}/model"),
+        curve=f"{R}/pretrain/mono/{{mono}}/curve.csv",
+        summary=f"{R}/pretrain/mono/{{mono}}/summary.json",
+        figure=f"{R}/figures/pretrain/mono_{{mono}}.png",
+    log:
+        f"{R}/logs/pretrain/mono_{{mono}}.log",
+    conda:
+        "../../envs/torch.yaml"
+    threads: 2
+    resources:
+        runtime=get_pretrain_runtime,
+    params:
+        languages=get_monolingual_language,
+        model=get_monolingual_model_settings,
+        pretrain=config["pretrain"],
+        seed=get_monolingual_seed,
+        work_dir=f"{R}/pretrain/mono/{{mono}}/.work",
+        title="monolingual {mono}",
     script:
         "../scripts/pretrain.py"

@@ -1,4 +1,5 @@
-"""Adapter: one vocabulary scheme of one pair -> tokenizer/, binarized corpora, stats.json."""
+"""Adapter: one vocabulary (a scheme over the languages of a pair, or one language's own BPE)
+-> tokenizer/, binarized corpora, stats.json."""
 
 import os
 
@@ -11,8 +12,7 @@ from xling.vocab import VocabSettings, build_vocabulary
 
 
 def main(smk):
-    pair, domains, scheme = smk.wildcards.pair, smk.wildcards.domains, smk.wildcards.scheme
-    languages = pair.split("-")
+    languages, scheme, labels = smk.params.languages, smk.params.scheme, smk.params.labels
     corpora = {
         lang: {split: smk.input[f"{lang}_{split}"] for split in ("train", "valid", "test")}
         for lang in languages
@@ -31,11 +31,10 @@ def main(smk):
         pipelines={lang: smk.params.pipelines[lang] for lang in languages},
         settings=settings,
         # The pair's bilingual dictionary is an input of the codeswitch scheme only.
-        dictionaries={pair: smk.input.dictionary} if scheme == "codeswitch" else None,
-        pair=pair,
-        domains=domains,
+        dictionaries={labels["pair"]: smk.input.dictionary} if scheme == "codeswitch" else None,
+        **labels,
     )
-    print(f"vocabulary of {pair} {domains} {scheme}: {stats.get('vocab_size')} types")
+    print(f"vocabulary of {labels} {scheme}: {stats.get('vocab_size')} types")
 
 
 _bootstrap.run(main, snakemake)

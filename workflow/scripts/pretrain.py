@@ -36,9 +36,7 @@ def main(smk):
         )
     else:
         summary = run_distributed(smk, launch, settings, tokenizer_dir)
-    plot_curve(
-        smk.output.curve, smk.output.figure, title=f"{smk.wildcards.pair} {smk.wildcards.variant}"
-    )
+    plot_curve(smk.output.curve, smk.output.figure, title=smk.params.title)
     print({k: summary[k] for k in sorted(summary) if not isinstance(summary[k], dict | list)})
 
 

@@ -268,6 +268,7 @@ def translation_p_at_1(
     k: int = 10,
     normalize_rounds: int = 5,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    map_spaces: bool = True,
 ) -> dict:
     """Word translation P@1 after a Procrustes alignment: the experiment of Wu et al. §5.1.1.
 
@@ -279,6 +280,9 @@ def translation_p_at_1(
 
     Pairs are ``(source_word, target_word)`` tuples or a mapping source word -> translations
     (such as :func:`xling.contracts.muse.read_muse` returns).
+
+    ``map_spaces=False`` keeps the identity instead of ``W``: the unmapped baseline that shows
+    what the mapping adds.
 
     Returns ``p_at_1``, ``n_train_pairs_used`` (unique pairs), ``n_test_words`` and
     ``n_test_pairs_skipped``. Raises ValueError naming the dictionary if none of its pairs is in
@@ -297,7 +301,10 @@ def translation_p_at_1(
     test, test_skipped = _pairs_in_vocabulary(test_pairs, source_index, target_index, "test")
 
     train_rows = np.array(train)
-    mapping = procrustes(source[train_rows[:, 0]], target[train_rows[:, 1]])
+    if map_spaces:
+        mapping = procrustes(source[train_rows[:, 0]], target[train_rows[:, 1]])
+    else:
+        mapping = np.eye(source.shape[1])
     mapped = source @ mapping
     del source  # the mapped copy replaces it: one fewer vocabulary-sized array at 200k words
 

@@ -53,7 +53,8 @@ def contextual_word_vectors(
     """Averaged contextual vectors of the word types of a corpus, one matrix per layer L0..Ln.
 
     ``sentences`` are lists of words as the corpus gives them (a tokenized line through
-    ``str.split()``); each word goes through ``tokenizer.encode_words`` and a word type is the
+    ``str.split()``); each word goes through ``tokenizer.encode_tokenized_words`` (the corpus is
+    already through the text pipeline, as the model saw it in pretraining) and a word type is the
     word as given. A sentence is encoded as :func:`~xling.analysis.representations.encode_framed`
     frames it (``</s> ids </s>``; the ``</s>`` never enter an average). Sentences longer than the
     model's positions are cut before the first word whose subwords no longer fit, so every counted
@@ -93,12 +94,57 @@ def contextual_word_vectors(
         if not sentence:
             continue
         used += 1
-        pieces = _cut(tokenizer.encode_words(sentence, lang), capacity)
+        pieces = _cut(
+            [list(ids) for ids in tokenizer.encode_tokenized_words(sentence, lang)], capacity
+        )
         batch.add(sentence, pieces, counted, sums)
         if len(batch.sentence_ids) == batch_size:
             batch.flush(model, tokenizer, lang, sums)
     batch.flush(model, tokenizer, lang, sums)
     return sums.averages()
+
+
+def word_occurrence_vectors(
+    model: MLMEncoder,
+    tokenizer: SubwordTokenizer,
+    sentences: Sequence[Sequence[str]],
+    lang: str,
+    occurrences: Sequence[tuple[int, int]],
+    *,
+    batch_size: int = 64,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Per layer, the vector of each ``(sentence index, word index)`` occurrence: the mean of the
+    word's subword states in that sentence (Wu §5.1.2's "parallel contextual words").
+
+    Returns a boolean array saying which occurrences got a vector (a word cut off by the model's
+    positions, or made only of ``<unk>``, gets none) and, per layer L0..Ln, a float64 (found x dim)
+    matrix in the order of ``occurrences``. Framing and averaging are those of
+    :func:`contextual_word_vectors`: each occurrence is a word type of its own.
+    """
+    _check_vocabulary_size(model, tokenizer)
+    model.eval()
+    keys = [f"{sentence}:{word}" for sentence, word in occurrences]
+    wanted = set(keys)
+    sums = _WordSums(model.config.layers + 1, model.config.dim, len(wanted) or 1)
+    capacity = sentence_capacity(model)
+    batch = _Batch()
+
+    def counted(key: str, word_ids: list[int]) -> bool:
+        return key in wanted and any(i != tokenizer.unk_id for i in word_ids)
+
+    needed = sorted({sentence for sentence, _ in occurrences})
+    for index in needed:
+        words = sentences[index]
+        pieces = _cut(
+            [list(ids) for ids in tokenizer.encode_tokenized_words(words, lang)], capacity
+        )
+        batch.add([f"{index}:{word}" for word in range(len(words))], pieces, counted, sums)
+        if len(batch.sentence_ids) == batch_size:
+            batch.flush(model, tokenizer, lang, sums)
+    batch.flush(model, tokenizer, lang, sums)
+    found = np.array([key in sums.index for key in keys], dtype=bool)
+    rows = torch.as_tensor([sums.index[key] for key in keys if key in sums.index], dtype=torch.long)
+    return found, [layer[rows].numpy() for layer in sums.sums]
 
 
 def _cut(pieces: list[list[int]], capacity: int) -> list[list[int]]:

@@ -83,59 +83,17 @@ def _is_float(text: str) -> bool:
     return True
 
 
-def train_fasttext(
-    corpus_path: StrPath,
-    out_vec_path: StrPath,
-    *,
-    dim: int,
-    epochs: int,
-    min_count: int,
-    seed: int,
-    threads: int,
-    max_words: int,
-) -> int:
-    """Train skipgram vectors on a tokenized corpus (one sentence a line) and write the
-    ``max_words`` most frequent words to ``out_vec_path`` in the ``.vec`` format, atomically.
+def write_vec(path: StrPath, words: list[str], matrix: np.ndarray) -> None:
+    """The ``.vec`` format, atomically; 9 significant digits: float32 values read back exactly."""
+    with atomic_open(path) as out:
+        out.write(f"{len(words)} {matrix.shape[1]}\n")
+        for word, row in zip(words, matrix, strict=True):
+            out.write(f"{word} {' '.join(f'{v:.9g}' for v in row.tolist())}\n")
 
-    Other hyperparameters are fastText's defaults (those of ``fasttext skipgram``: window 5, 5
-    negatives, character n-grams of 3-6). A word's vector is fastText's word vector (its own row
-    plus its n-grams, as fastText's ``.vec`` output has it); fastText's line-end token ``</s>``
-    is left out. Values are written with 9 significant digits, so they read back exactly.
 
-    Reproducibility: ``seed`` fixes the initialisation and each thread's sampling. With
-    ``threads=1`` a run is bit-identical to another on the same build; with more threads the
-    lock-free (Hogwild) updates interleave differently from run to run, so the vectors differ
-    (not their quality).
-
-    Returns:
-        The number of words written.
-    """
-    import fasttext  # only the rules that train vectors need the package
-    import fasttext_pybind
-
-    # fasttext 0.9.3's train_unsupervised() does not accept `seed` (its C++ arguments do), so the
-    # arguments are set here and training is called as train_unsupervised() calls it.
-    args = fasttext_pybind.args()
-    args.input = str(corpus_path)
-    args.output = ""
-    args.saveOutput = False
-    args.model = fasttext_pybind.model_name.skipgram
-    args.dim, args.epoch, args.minCount = dim, epochs, min_count
-    args.seed, args.thread, args.verbose = seed, threads, 0
-    model = fasttext.FastText._FastText(args=args)
-    try:
-        fasttext_pybind.train(model.f, args)
-    except ValueError as error:  # "Empty vocabulary...", "... cannot be opened for training!"
-        raise InputFileError(
-            corpus_path,
-            f"fastText cannot train on it ({error})",
-            fix="check that the corpus exists and has words seen at least min_count times",
-        ) from None
-    words = [w for w in model.get_words() if w != FASTTEXT_LINE_END]
-    words = words[:max_words]
-    with atomic_open(out_vec_path) as out:
-        out.write(f"{len(words)} {dim}\n")
-        for word in words:
-            values = " ".join(f"{v:.9g}" for v in model.get_word_vector(word).tolist())
-            out.write(f"{word} {values}\n")
+def keep_first_words(in_path: StrPath, out_path: StrPath, limit: int) -> int:
+    """The first ``limit`` words of a ``.vec`` file (fastText sorts by frequency), checked as
+    :func:`read_vec` checks them; returns how many were kept."""
+    words, matrix = read_vec(in_path, limit=limit)
+    write_vec(out_path, words, matrix)
     return len(words)

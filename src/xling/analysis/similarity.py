@@ -80,3 +80,69 @@ def cka_rows(
             for layer, score in enumerate(scores)
         ]
     return rows
+
+
+def figure7_rows(
+    source: tuple,
+    target: tuple,
+    bilingual: tuple,
+    source_lines: Sequence[str],
+    target_lines: Sequence[str],
+    *,
+    sentences: int,
+    debiased: bool,
+    seed: int,
+) -> list[dict]:
+    """Wu Figure 7 for one pair: CKA per layer of the parallel sentences' mean-pooled states.
+
+    ``source`` and ``target`` are the monolingual ``(model, tokenizer, lang)`` of each side;
+    ``bilingual`` is ``(model, tokenizer, (source lang, target lang))``. Rows ``encoder, layer,
+    cka, n_sentences`` (plus ``cka_debiased`` when asked), encoders ``monolingual``, ``bilingual``
+    and ``random``: a randomly initialised copy of the target's monolingual architecture encodes the
+    target side ("Random encoder is only used by non-English sentences"), against the source's
+    monolingual model. Sentences are the first ``sentences`` pairs with subwords on both sides in
+    every tokenizer.
+    """
+    if len(source_lines) != len(target_lines):
+        raise ValueError(
+            f"parallel files differ in length: {len(source_lines)} vs {len(target_lines)} lines"
+        )
+    bilingual_model, bilingual_tokenizer, bilingual_languages = bilingual
+    sides = [
+        (source[1], source[2], source_lines),
+        (target[1], target[2], target_lines),
+        (bilingual_tokenizer, bilingual_languages[0], source_lines),
+        (bilingual_tokenizer, bilingual_languages[1], target_lines),
+    ]
+    encoded: list[list[list[int]]] = [[] for _ in sides]
+    for index in range(len(source_lines)):
+        ids = [tokenizer.encode_tokenized(lines[index], lang) for tokenizer, lang, lines in sides]
+        if all(ids):
+            for kept, sentence in zip(encoded, ids, strict=True):
+                kept.append(sentence)
+        if len(encoded[0]) == sentences:
+            break
+    if len(encoded[0]) < 4:
+        raise ValueError(f"only {len(encoded[0])} usable parallel sentences; CKA needs at least 4")
+    torch.manual_seed(seed)
+    random_target = MLMEncoder(target[0].config)
+    comparisons = {
+        "monolingual": ((source[0], encoded[0], source[1], source[2]),
+                        (target[0], encoded[1], target[1], target[2])),
+        "bilingual": ((bilingual_model, encoded[2], bilingual_tokenizer, bilingual_languages[0]),
+                      (bilingual_model, encoded[3], bilingual_tokenizer, bilingual_languages[1])),
+        "random": ((source[0], encoded[0], source[1], source[2]),
+                   (random_target, encoded[1], target[1], target[2])),
+    }  # fmt: skip
+    rows = []
+    for encoder, sides_of_pair in comparisons.items():
+        layers = [
+            mean_pooled_layers(model, ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id)
+            for model, ids, tokenizer, lang in sides_of_pair
+        ]
+        for layer, (x, y) in enumerate(zip(*layers, strict=True)):
+            row = {"encoder": encoder, "layer": layer, "cka": cka(x, y)}
+            if debiased:
+                row["cka_debiased"] = cka(x, y, debiased=True)
+            rows.append(row | {"n_sentences": len(encoded[0])})
+    return rows

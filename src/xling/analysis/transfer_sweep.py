@@ -1,0 +1,110 @@
+"""Wu, Conneau et al. (2020), Figures 5 and 8: the transfer of :mod:`xling.analysis.transfer` at
+every layer i = 0..L of one source model, in one process, as one table.
+
+A killed sweep resumes: each finished layer's metrics stay in the work directory (with the
+settings they were computed under) until the table is written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from xling.atomic import atomic_open, write_json
+from xling.fileio import StrPath
+from xling.finetune.settings import FinetuneSettings
+from xling.model.config import EncoderConfig
+
+
+def transfer_sweep(
+    task: str,
+    *,
+    source_model: StrPath,
+    source_files: Mapping[str, StrPath],
+    target_model: StrPath,
+    target_lang: str,
+    target_test: StrPath,
+    mappings: StrPath,
+    evaluations: Mapping[str, bool],
+    settings: Mapping,
+    out_csv: StrPath,
+    work_dir: StrPath,
+    threads: int = 1,
+) -> list[dict]:
+    """Train and evaluate at every layer; write rows ``layer, evaluation, lang, mapped, score``.
+
+    ``evaluations`` maps a name to whether the target's states are mapped (``maps[layer]`` of the
+    ``mappings`` file, target -> source). ``settings`` is config ``analysis.contextual_transfer``
+    plus ``task_settings`` (the task's ``tasks.<task>`` section) and ``seed``; the task layers
+    train with its ``epochs``, ``batch_size`` and ``lr``. The source's own test score is the row
+    ``source``.
+    """
+    from xling.analysis.transfer import TransferEvaluation, run_layer_transfer
+    from xling.finetune import TaskData
+
+    work_dir = Path(work_dir)
+    key = {"task": task, "settings": dict(settings), "evaluations": dict(evaluations)}
+    _reset_if_stale(work_dir, key)
+    finetune = FinetuneSettings.from_config(
+        task, {**settings["task_settings"], "epochs": settings["epochs"]}, seed=settings["seed"]
+    )
+    hp = {"batch_size": settings["batch_size"], "lr": settings["lr"]}
+    data = TaskData(
+        train=Path(source_files["train"]),
+        dev={"en": Path(source_files["dev"])},
+        test={"en": Path(source_files["test"])},
+    )
+    with np.load(mappings) as stored:
+        maps = stored["maps"]
+    depth = EncoderConfig.load(Path(source_model) / "config.json").layers
+    rows = []
+    for layer in range(depth + 1):
+        done = work_dir / f"L{layer}" / "metrics.json"
+        if done.exists():
+            metrics = json.loads(done.read_text())
+        else:
+            metrics = run_layer_transfer(
+                task,
+                source_model,
+                layer,
+                data,
+                work_dir / f"L{layer}",
+                work_dir / f"L{layer}" / "state",
+                finetune,
+                evaluations={
+                    name: TransferEvaluation(
+                        target_model, target_lang, target_test, maps[layer] if mapped else None
+                    )
+                    for name, mapped in evaluations.items()
+                },
+                hp=hp,
+                threads=threads,
+                task_layers=settings["task_layers"],
+            )
+        rows.append(_row(layer, "source", "en", False, metrics["test"]["en"]))
+        for name, result in metrics["evaluations"].items():
+            rows.append(_row(layer, name, result["lang"], result["mapped"], result["test"]))
+    with atomic_open(out_csv) as out:
+        pd.DataFrame(rows).to_csv(out, index=False)
+    shutil.rmtree(work_dir, ignore_errors=True)
+    return rows
+
+
+def _row(layer: int, evaluation: str, lang: str, mapped: bool, score: float) -> dict:
+    return {"layer": layer, "evaluation": evaluation, "lang": lang, "mapped": mapped} | {
+        "score": score
+    }
+
+
+def _reset_if_stale(work_dir: Path, key: dict) -> None:
+    """Results of other settings are never reused: the work directory starts afresh."""
+    stamp = work_dir / "settings.json"
+    if stamp.exists() and json.loads(stamp.read_text()) != json.loads(json.dumps(key)):
+        shutil.rmtree(work_dir)
+    if not stamp.exists():
+        write_json(stamp, key)

@@ -1,0 +1,73 @@
+"""Word-level alignment of Wu, Conneau et al. (2020), section 5.1.1, Figure 4, for one pair.
+
+Three kinds of word vectors of each language are mapped with Procrustes on the MUSE train
+dictionary and scored by CSLS retrieval (K = 10) on the MUSE test dictionary:
+
+* ``embeddings``: the monolingual model's embedding matrix, words that are a single subword (4a);
+* ``fasttext``: fastText vectors of the same text, the same number of words (4a's baseline);
+* ``contextual``: per layer, each word's states averaged over its subwords and occurrences (4b).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from xling.analysis.alignment import translation_p_at_1
+from xling.analysis.contextual import single_subword_embeddings
+from xling.analysis.fasttext_vectors import read_vec
+from xling.analysis.wordvectors import load_word_vectors
+from xling.contracts.muse import read_muse
+from xling.fileio import StrPath
+
+
+def dictionary_pairs(path: StrPath) -> list[tuple[str, str]]:
+    """Every (source word, translation) of a MUSE dictionary, in file order."""
+    return [(word, target) for word, targets in read_muse(path).items() for target in targets]
+
+
+def _score(method: str, layer, source, target, train, test, settings) -> list[dict]:
+    """The mapped score and the unmapped baseline (the identity map) of one kind of vectors."""
+    rows = []
+    for mapped in (True, False):
+        result = translation_p_at_1(
+            *source, *target, train, test,
+            k=settings["csls_k"], normalize_rounds=settings["normalize_rounds"],
+            map_spaces=mapped,
+        )  # fmt: skip
+        rows.append({"method": method, "layer": layer, "mapped": mapped, **result})
+    return rows
+
+
+def word_alignment_rows(
+    models: tuple,
+    contextual: tuple[StrPath, StrPath],
+    fasttext: tuple[StrPath, StrPath],
+    dictionaries: tuple[StrPath, StrPath],
+    settings: Mapping,
+) -> list[dict]:
+    """Rows ``method, layer, mapped, p_at_1, ...`` (layer empty for the non-contextual methods;
+    ``mapped`` False: the same retrieval without the map, the baseline it has to beat).
+
+    ``models`` holds the source and the target ``(model, tokenizer, lang)``; ``contextual`` and
+    ``fasttext`` the two languages' vector files; ``dictionaries`` the MUSE train and test files;
+    ``settings`` is config ``analysis.word_alignment``.
+    """
+    train, test = (dictionary_pairs(path) for path in dictionaries)
+    limit = settings["vocabulary"]
+    rows = []
+    embeddings = []
+    for model, tokenizer, lang in models:
+        words, matrix = single_subword_embeddings(model, tokenizer, lang)
+        embeddings.append((words[:limit], np.asarray(matrix[:limit], dtype=np.float64)))
+    rows += _score("embeddings", None, *embeddings, train, test, settings)
+    vectors = [read_vec(path, limit=limit) for path in fasttext]
+    rows += _score("fasttext", None, *vectors, train, test, settings)
+    (source_words, source_layers), (target_words, target_layers) = (
+        load_word_vectors(path) for path in contextual
+    )
+    for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
+        source, target = (source_words, x.astype(np.float64)), (target_words, y.astype(np.float64))
+        rows += _score("contextual", layer, source, target, train, test, settings)
+    return rows

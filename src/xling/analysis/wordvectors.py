@@ -1,0 +1,53 @@
+"""Word vectors of Wu, Conneau et al. (2020), section 5.1.1, computed once per language and stored.
+
+Contextual word vectors are the expensive part (N sentences through the model); they are written
+to one ``.npz`` per language (``words``: the word types, most frequent first; ``layers``: float32,
+layers x words x dim) that every pair's word-alignment job reads.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from xling.atomic import atomic_open
+from xling.errors import InputFileError
+from xling.fileio import StrPath, iter_lines
+
+
+def corpus_sentences(path: StrPath, limit: int) -> Iterator[list[str]]:
+    """The first ``limit`` non-empty lines of a tokenized corpus, as word lists."""
+    taken = 0
+    for _, line in iter_lines(path):
+        words = line.split()
+        if not words:
+            continue
+        yield words
+        taken += 1
+        if taken == limit:
+            return
+
+
+def frequent_words(path: StrPath, sentences: int, limit: int) -> list[str]:
+    """The ``limit`` most frequent word types of the first ``sentences`` sentences (ties:
+    alphabetical), the vocabulary that contextual vectors are kept for (Wu §5.1.1: 200k)."""
+    counts = Counter(word for words in corpus_sentences(path, sentences) for word in words)
+    if not counts:
+        raise InputFileError(path, "no word in the corpus", fix="check the preprocess stage")
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [word for word, _ in ranked[:limit]]
+
+
+def save_word_vectors(path: StrPath, words: Sequence[str], layers: Sequence[np.ndarray]) -> None:
+    """One ``.npz`` (atomically): ``words`` and a float32 (layers x words x dim) array."""
+    stacked = np.stack([np.asarray(layer, dtype=np.float32) for layer in layers])
+    with atomic_open(path, "wb", encoding=None) as handle:
+        np.savez(handle, words=np.array(list(words), dtype=str), layers=stacked)
+
+
+def load_word_vectors(path: StrPath) -> tuple[list[str], np.ndarray]:
+    """``(words, layers)`` as :func:`save_word_vectors` wrote them."""
+    with np.load(path, allow_pickle=False) as data:
+        return [str(word) for word in data["words"]], data["layers"]

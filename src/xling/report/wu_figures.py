@@ -1,0 +1,155 @@
+"""Figures 4 to 8 of Wu, Conneau et al. (2020), section 5, from the analysis tables.
+
+Each ``figure*`` function takes the per-pair tables (pair -> DataFrame, as the analysis jobs wrote
+them), writes the figure (png) and returns the one long table behind it, which the workflow writes
+next to the figure as csv. Pairs are drawn in the order given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on cluster nodes
+import matplotlib.pyplot as plt
+import pandas as pd
+from scipy.stats import pearsonr
+
+from xling.atomic import atomic_open
+
+Tables = Mapping[str, pd.DataFrame]
+
+
+def _long(tables: Tables) -> pd.DataFrame:
+    return pd.concat([table.assign(pair=pair) for pair, table in tables.items()], ignore_index=True)
+
+
+def _save(fig, out_path: str | Path) -> None:
+    fig.tight_layout()
+    with atomic_open(out_path, "wb", encoding=None) as handle:
+        fig.savefig(handle, format=Path(out_path).suffix.lstrip(".") or "png")
+    plt.close(fig)
+
+
+def figure4(tables: Tables, out_path: str | Path) -> pd.DataFrame:
+    """(a) word translation P@1 of the embedding matrices and of fastText; (b) of the averaged
+    contextual vectors per layer."""
+    data = _long(tables)
+    # the figure draws the mapped scores; the table keeps the unmapped baseline beside them
+    drawn = data[data["mapped"].astype(bool)] if "mapped" in data else data
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=150)
+    static = drawn[drawn["method"].isin(["embeddings", "fasttext"])]
+    pivot = static.pivot_table(index="pair", columns="method", values="p_at_1", sort=False)
+    pivot = pivot.reindex(list(tables)).rename(
+        columns={"embeddings": "BERT embeddings", "fasttext": "fastText"}
+    )
+    pivot.plot.bar(ax=left, rot=0)
+    left.set(title="(a) non-contextual", ylabel="P@1 (CSLS)", xlabel="", ylim=(0, 1))
+    for pair in tables:
+        rows = drawn[(drawn["pair"] == pair) & (drawn["method"] == "contextual")]
+        right.plot(rows["layer"], rows["p_at_1"], marker="o", label=pair)
+    right.set(title="(b) contextual, averaged", xlabel="layer", ylabel="P@1 (CSLS)", ylim=(0, 1))
+    right.legend(fontsize=8)
+    _save(fig, out_path)
+    return data
+
+
+def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, title: str):
+    tasks = list(dict.fromkeys(data["task"]))
+    pairs = list(dict.fromkeys(data["pair"]))
+    fig, axes = plt.subplots(
+        len(tasks), len(pairs), figsize=(3.2 * len(pairs), 2.8 * len(tasks)), dpi=150,
+        squeeze=False,
+    )  # fmt: skip
+    for row, task in enumerate(tasks):
+        for column, pair in enumerate(pairs):
+            ax = axes[row][column]
+            for evaluation, label in lines.items():
+                rows = data[
+                    (data["task"] == task) & (data["pair"] == pair) & (data["line"] == evaluation)
+                ]
+                ax.plot(rows["layer"], rows["score"] * 100, marker="o", label=label)
+            ax.set(title=f"{pair} {task}", xlabel="layer", ylabel="score")
+            ax.legend(fontsize=7)
+    fig.suptitle(title)
+    _save(fig, out_path)
+
+
+def transfer_table(tables: Mapping[tuple[str, str, str], pd.DataFrame]) -> pd.DataFrame:
+    """One table from the (kind, pair, task) sweeps; ``line`` names a curve: the evaluation, or
+    ``source`` for the English test of the monolingual sweep."""
+    parts = []
+    for (kind, pair, task), table in tables.items():
+        rows = table.assign(kind=kind, pair=pair, task=task)
+        rows["line"] = rows["evaluation"].where(rows["evaluation"] != "source", f"{kind}_source")
+        parts.append(rows)
+    return pd.concat(parts, ignore_index=True)
+
+
+def figure5(data: pd.DataFrame, out_path: str | Path) -> pd.DataFrame:
+    """Zero-shot NER and parsing through the first i layers: monolingual models aligned by the
+    contextual map (MLM align) against the bilingual model (biMLM)."""
+    lines = {"mlm_align": "MLM align", "bimlm": "biMLM"}
+    _transfer_panels(data, lines, out_path, "Contextual alignment for zero-shot transfer")
+    return data[data["line"].isin(list(lines))]
+
+
+def figure8(data: pd.DataFrame, out_path: str | Path) -> pd.DataFrame:
+    """Appendix A: the bilingual model's own layers, without and with the contextual map."""
+    lines = {"bimlm": "biMLM", "bimlm_align": "biMLM align"}
+    _transfer_panels(data, lines, out_path, "Contextual alignment of the bilingual model")
+    return data[data["line"].isin(list(lines))]
+
+
+def figure6(tables: Tables, out_path: str | Path) -> pd.DataFrame:
+    """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions."""
+    data = _long(tables)
+    fig, ax = plt.subplots(figsize=(6, 3.8), dpi=150)
+    for direction, rows in data.groupby("direction", sort=False):
+        style = "-" if direction.startswith("en-") else "--"
+        ax.plot(rows["layer"], rows["p_at_1"] * 100, style, marker="o", label=direction)
+    ax.set(xlabel="layer", ylabel="P@1", title="Parallel sentence retrieval")
+    ax.legend(fontsize=7, ncol=2)
+    _save(fig, out_path)
+    return data
+
+
+def figure7(tables: Tables, out_path: str | Path) -> pd.DataFrame:
+    """CKA heat map: one row per pair and encoder, one column per layer and their average."""
+    data = _long(tables)
+    grid = data.pivot_table(index=["pair", "encoder"], columns="layer", values="cka", sort=False)
+    grid.columns = [f"L{layer}" for layer in grid.columns]
+    grid["AVER"] = grid.mean(axis=1)
+    order = [(pair, enc) for pair in tables for enc in ("bilingual", "monolingual", "random")]
+    grid = grid.reindex([key for key in order if key in grid.index])
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(grid) + 1.2), dpi=150)
+    image = ax.imshow(grid.to_numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    for (row, column), value in pd.DataFrame(grid.to_numpy()).stack().items():
+        ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=6, color="w")
+    ax.set_xticks(range(grid.shape[1]), grid.columns, fontsize=7)
+    labels = [f"{pair.split('-')[1]} {encoder}" for pair, encoder in grid.index]
+    ax.set_yticks(range(len(grid)), labels, fontsize=7)
+    fig.colorbar(image, ax=ax, label="linear CKA")
+    _save(fig, out_path)
+    return grid.reset_index()
+
+
+def cka_retrieval_correlation(similarity: Tables, retrieval: Tables) -> pd.DataFrame:
+    """Wu §5.2: Pearson correlation, over layers, between the monolingual models' CKA and their
+    sentence retrieval P@1 (the mean of both directions), per pair of both tables."""
+    rows = []
+    for pair in [pair for pair in similarity if pair in retrieval]:
+        cka = similarity[pair]
+        cka = cka[cka["encoder"] == "monolingual"].set_index("layer")["cka"]
+        p_at_1 = retrieval[pair].groupby("layer")["p_at_1"].mean()
+        layers = cka.index.intersection(p_at_1.index)
+        if len(layers) < 3 or cka[layers].nunique() < 2 or p_at_1[layers].nunique() < 2:
+            r, p = float("nan"), float("nan")
+        else:
+            r, p = pearsonr(cka[layers], p_at_1[layers])
+        rows.append(
+            {"pair": pair, "pearson_r": float(r), "p_value": float(p), "layers": len(layers)}
+        )
+    return pd.DataFrame(rows)

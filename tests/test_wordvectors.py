@@ -1,0 +1,34 @@
+import numpy as np
+import pytest
+
+from xling.analysis.wordvectors import (
+    corpus_sentences,
+    frequent_words,
+    load_word_vectors,
+    save_word_vectors,
+)
+from xling.errors import InputFileError
+
+
+def test_frequent_words_ranks_by_count_then_alphabet_within_the_sentence_limit(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("b a a\n\nc b\nz z z z\n", encoding="utf-8")
+    assert list(corpus_sentences(corpus, 2)) == [["b", "a", "a"], ["c", "b"]]
+    assert frequent_words(corpus, 2, limit=2) == ["a", "b"]  # a and b: 2 each; c: 1
+    assert frequent_words(corpus, 3, limit=1) == ["z"]
+
+
+def test_an_empty_corpus_is_named(tmp_path):
+    corpus = tmp_path / "empty.txt"
+    corpus.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"empty\.txt: no word"):
+        frequent_words(corpus, 10, limit=5)
+
+
+def test_word_vectors_round_trip_as_float32(tmp_path):
+    layers = [np.arange(6, dtype=np.float64).reshape(2, 3) + layer for layer in range(3)]
+    save_word_vectors(tmp_path / "v.npz", ["über", "b"], layers)
+    words, loaded = load_word_vectors(tmp_path / "v.npz")
+    assert words == ["über", "b"]
+    assert loaded.shape == (3, 2, 3) and loaded.dtype == np.float32
+    assert np.array_equal(loaded[2], layers[2].astype(np.float32))

@@ -1,0 +1,30 @@
+"""Adapter: per-layer maps from the target model's states to the source model's (Wu 5.1.2)."""
+
+import _bootstrap
+
+
+def main(smk):
+    import numpy as np
+    import torch
+
+    from xling.analysis.loading import load_model_and_tokenizer
+    from xling.analysis.mappings import contextual_mappings
+    from xling.atomic import atomic_open
+    from xling.contracts.alignment import read_alignments
+    from xling.fileio import read_lines
+
+    torch.set_num_threads(smk.threads)
+    limit = smk.params.sentences
+    source_lang, target_lang = smk.params.languages
+    source = (*load_model_and_tokenizer(smk.input.source_model), source_lang)
+    target = (*load_model_and_tokenizer(smk.input.target_model), target_lang)
+    source_sentences = [line.split() for line in read_lines(smk.input.source, limit)]
+    target_sentences = [line.split() for line in read_lines(smk.input.target, limit)]
+    links = read_alignments(smk.input.alignment)[:limit]
+    maps, pairs = contextual_mappings(source, target, source_sentences, target_sentences, links)
+    with atomic_open(smk.output[0], "wb", encoding=None) as handle:
+        np.savez(handle, maps=maps, word_pairs=pairs)
+    print(f"{len(maps)} maps from {pairs} one-to-one aligned word pairs")
+
+
+_bootstrap.run(main, snakemake)

@@ -1,0 +1,28 @@
+"""Adapter: sentence retrieval per layer after Procrustes, both directions (Wu 5.1.3, Fig. 6)."""
+
+import _bootstrap
+
+
+def main(smk):
+    import torch
+
+    from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
+    from xling.analysis.sentences import sentence_retrieval_rows
+    from xling.fileio import read_lines
+
+    torch.set_num_threads(smk.threads)
+    source_lang, target_lang = smk.params.languages
+    rows = sentence_retrieval_rows(
+        (*load_model_and_tokenizer(smk.input.source_model), source_lang),
+        (*load_model_and_tokenizer(smk.input.target_model), target_lang),
+        (read_lines(smk.input.source_parallel), read_lines(smk.input.target_parallel)),
+        (read_lines(smk.input.source_tatoeba), read_lines(smk.input.target_tatoeba)),
+        parallel_sentences=smk.params.sentences,
+        normalize_rounds=smk.params.normalize_rounds,
+    )
+    write_rows_csv(smk.output[0], rows)
+    for row in rows:
+        print(f"L{row['layer']} {row['direction']}: P@1 {row['p_at_1']:.3f}")
+
+
+_bootstrap.run(main, snakemake)

@@ -1,0 +1,21 @@
+"""Adapter: Wu Figure 4, 6 or 7 from the per-pair analysis tables, and its numbers as csv."""
+
+import _bootstrap
+
+
+def main(smk):
+    import pandas as pd
+
+    from xling.atomic import atomic_open
+    from xling.report import wu_figures
+
+    tables = {
+        pair: pd.read_csv(path) for pair, path in zip(smk.params.pairs, smk.input, strict=True)
+    }
+    draw = {"4": wu_figures.figure4, "6": wu_figures.figure6, "7": wu_figures.figure7}
+    data = draw[smk.wildcards.figure](tables, smk.output.figure)
+    with atomic_open(smk.output.table) as out:
+        data.to_csv(out, index=False)
+
+
+_bootstrap.run(main, snakemake)

@@ -1,0 +1,24 @@
+"""Adapter: Wu Figures 5 and 8 from the transfer sweeps, and their numbers as csv."""
+
+import _bootstrap
+
+
+def main(smk):
+    import pandas as pd
+
+    from xling.atomic import atomic_open
+    from xling.report import wu_figures
+
+    sweeps = [tuple(sweep) for sweep in smk.params.sweeps]
+    data = wu_figures.transfer_table(
+        {sweep: pd.read_csv(path) for sweep, path in zip(sweeps, smk.input, strict=True)}
+    )
+    for draw, figure, table in (
+        (wu_figures.figure5, smk.output.figure5, smk.output.table5),
+        (wu_figures.figure8, smk.output.figure8, smk.output.table8),
+    ):
+        with atomic_open(table) as out:
+            draw(data, figure).to_csv(out, index=False)
+
+
+_bootstrap.run(main, snakemake)
