@@ -32,3 +32,15 @@ def test_word_vectors_round_trip_as_float32(tmp_path):
     assert words == ["über", "b"]
     assert loaded.shape == (3, 2, 3) and loaded.dtype == np.float32
     assert np.array_equal(loaded[2], layers[2].astype(np.float32))
+
+
+def test_a_missing_dictionary_or_tatoeba_file_says_where_to_get_it(tmp_path):
+    from xling.analysis.sentences import read_tatoeba
+    from xling.analysis.words import dictionary_pairs
+
+    with pytest.raises(InputFileError, match=r"en-fr\.test\.txt: missing: a MUSE") as error:
+        dictionary_pairs(tmp_path / "en-fr.test.txt")
+    assert "data.muse.url" in str(error.value)
+    with pytest.raises(InputFileError, match="missing: one side of a Tatoeba") as error:
+        read_tatoeba(tmp_path / "en-fr.fr.txt")
+    assert "data.tatoeba" in str(error.value)

@@ -74,3 +74,9 @@ def read_lines(path: StrPath, limit: int | None = None) -> list[str]:
             break
         lines.append(text)
     return lines
+
+
+def require_file(path: StrPath, what: str, fix: str) -> None:
+    """Stop with the path, what the file is and where to get it, before reading begins."""
+    if not os.path.isfile(path):
+        raise InputFileError(path, f"missing: {what}", fix=fix)

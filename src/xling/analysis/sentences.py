@@ -14,6 +14,18 @@ import numpy as np
 
 from xling.analysis.alignment import iterative_normalization, procrustes, retrieval_p_at_1
 from xling.analysis.representations import mean_pooled_layers
+from xling.fileio import StrPath, read_lines, require_file
+
+TATOEBA_FIX = (
+    "the paper study downloads it (config data.tatoeba; run `snakemake <this path>`), the demo's "
+    "toy world writes it; LASER publishes the Tatoeba test sets (data/tatoeba/v1)"
+)
+
+
+def read_tatoeba(path: StrPath) -> list[str]:
+    """The tokenized sentences of one side of a Tatoeba test set."""
+    require_file(path, "one side of a Tatoeba test set (tokenized)", TATOEBA_FIX)
+    return read_lines(path)
 
 
 def encoded_lines(tokenizer, lines: Sequence[str], lang: str, limit: int | None = None):

@@ -19,11 +19,17 @@ from xling.analysis.contextual import single_subword_embeddings
 from xling.analysis.fasttext_vectors import read_vec
 from xling.analysis.wordvectors import load_word_vectors
 from xling.contracts.muse import read_muse
-from xling.fileio import StrPath
+from xling.fileio import StrPath, require_file
+
+MUSE_FIX = (
+    "the paper study downloads it (config data.muse.url; run `snakemake <this path>`), the demo's "
+    "toy world writes it; MUSE's dictionaries are published with the MUSE code (facebookresearch)"
+)
 
 
 def dictionary_pairs(path: StrPath) -> list[tuple[str, str]]:
     """Every (source word, translation) of a MUSE dictionary, in file order."""
+    require_file(path, "a MUSE bilingual dictionary", MUSE_FIX)
     return [(word, target) for word, targets in read_muse(path).items() for target in targets]
 
 
