@@ -1,12 +1,14 @@
-"""Safe unpacking: members may not escape the target; a refused archive leaves nothing behind."""
+"""Safe unpacking: members may not escape the target; a refused archive leaves nothing behind;
+a truncated one is named, with the fix."""
 
 import io
+import random
 import tarfile
 import zipfile
 
 import pytest
 
-from xling.acquire.archive import UnsafeArchiveError, safe_extract
+from xling.acquire.archive import TruncatedArchiveError, UnsafeArchiveError, safe_extract
 
 
 def make_zip(path, members):
@@ -61,3 +63,51 @@ def test_not_an_archive(tmp_path):
     (tmp_path / "plain.txt").write_text("text")
     with pytest.raises(ValueError, match="neither a zip nor a tar"):
         safe_extract(tmp_path / "plain.txt", tmp_path / "out")
+
+
+def make_tar_gz(path):
+    data = random.Random(0).randbytes(100_000)  # incompressible: a cut lands inside the data
+    with tarfile.open(path, "w:gz") as tf:
+        for i in range(3):
+            info = tarfile.TarInfo(f"ud/file{i}.conllu")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+
+
+def cut(path, keep):
+    data = path.read_bytes()
+    path.write_bytes(data[: keep(len(data))])
+
+
+@pytest.mark.parametrize(
+    "keep", [lambda n: 20, lambda n: n // 2, lambda n: n - 4], ids=["header", "middle", "trailer"]
+)
+def test_truncated_tar_gz_names_the_archive_and_the_fix(tmp_path, keep):
+    archive = tmp_path / "ud23"  # downloads are named by their config key, without a suffix
+    make_tar_gz(archive)
+    cut(archive, keep)
+    with pytest.raises(TruncatedArchiveError) as failure:
+        safe_extract(archive, tmp_path / "out")
+    message = str(failure.value)
+    assert message.startswith(f"{archive}: the archive is truncated or corrupt")
+    assert "delete it" in message and "download job" in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_truncated_zip_names_the_archive(tmp_path):
+    archive = tmp_path / "xnli"
+    make_zip(archive, {"XNLI-1.0/xnli.dev.tsv": random.Random(0).randbytes(50_000)})
+    cut(archive, lambda n: n // 2)
+    with pytest.raises(TruncatedArchiveError, match=f"^{archive}: the archive is truncated"):
+        safe_extract(archive, tmp_path / "out")
+
+
+def test_damaged_zip_member_names_the_archive(tmp_path):
+    archive = tmp_path / "xnli"
+    make_zip(archive, {"XNLI-1.0/xnli.dev.tsv": b"premise\thypothesis\n" * 1000})
+    data = bytearray(archive.read_bytes())
+    data[100] ^= 0xFF  # inside the member's data: the CRC check fails
+    archive.write_bytes(bytes(data))
+    with pytest.raises(TruncatedArchiveError, match="BadZipFile"):
+        safe_extract(archive, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
