@@ -124,16 +124,37 @@ def test_conllu_writer_replaces_head_and_deprel_only(tmp_path):
         ("2\tchats\tchat\tNOUN\t_\t_\t3\tnsubj:pass\t_\t_", "2\tchats\tchat", 4, "10 tab"),
         ("\t3\tnsubj:pass", "\tx\tnsubj:pass", 4, "does not parse"),
         ("\t3\tnsubj:pass", "\t9\tnsubj:pass", 4, "outside 0..4"),
+        ("\t3\tnsubj:pass", "\t-1\tnsubj:pass", 4, "outside 0..4"),
+        ("\t3\tnsubj:pass", "\t2\tnsubj:pass", 4, "word 2 is its own head"),
+        ("\t3\tnsubj:pass", "\t1\tnsubj:pass", 3, "words 1 -> 2 -> 1 form a cycle"),
+        ("\t0\troot\t0:root", "\t4\troot\t0:root", 3, "without a root"),
+        ("\t3\tpunct", "\t0\tpunct", 8, "second root: words 3, 4 all have HEAD 0"),
         ("\t3\tnsubj:pass", "\t3\tsubject", 4, "universal relation"),
         ("2\tchats", "5\tchats", 4, "word ID 5"),
     ],
 )
 def test_conllu_bad_lines_name_file_and_line(tmp_path, old, new, line, reason):
     path = write(tmp_path, "bad.conllu", CONLLU.replace(old, new, 1))
+    assert path.read_text() != CONLLU
     with pytest.raises(DataFormatError, match=reason) as error:
         read_conllu(path)
     assert error.value.line == line
     assert str(error.value).startswith(f"{path}:{line}:")
+
+
+def test_conllu_cycle_away_from_the_root_names_its_first_word_and_the_fix(tmp_path):
+    # 1 is the root and 3 hangs from it; 2 -> 5 -> 4 -> 2 never reaches it.
+    heads = {1: 0, 2: 5, 3: 1, 4: 2, 5: 4}
+    lines = [
+        f"{i}\tw{i}\tw\tX\t_\t_\t{h}\t{'root' if h == 0 else 'dep'}\t_\t_" for i, h in heads.items()
+    ]
+    path = write(tmp_path, "cycle.conllu", CONLLU + "# sent_id = 3\n" + "\n".join(lines) + "\n\n")
+    with pytest.raises(DataFormatError) as error:
+        read_conllu(path)
+    assert str(error.value) == (
+        f"{path}:14: words 2 -> 5 -> 4 -> 2 form a cycle: following HEAD from them never reaches "
+        "the root (attach one word of the cycle to a word outside it, or to the root)"
+    )
 
 
 XNLI_HEADER = "language\tgold_label\tsentence1\tsentence2\tpromptID\tpairID\n"

@@ -1,4 +1,5 @@
-"""torchrun, two processes (CPU, gloo): DDP with language-specific layers trains, writes once."""
+"""torchrun, two processes (CPU, gloo): DDP with language-specific layers trains, writes once;
+on a work directory another trainer holds, both processes stop at once."""
 
 import json
 import subprocess
@@ -7,9 +8,10 @@ import sys
 from xling.model import load_pretrained
 from xling.pretrain import PretrainSettings
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
+from xling.worklock import WorkDirLock
 
 
-def test_torchrun_with_two_processes(tmp_path):
+def torchrun_command(tmp_path) -> list[str]:
     write_synthetic_vocab_dir(
         tmp_path / "vocab", sentences={"train": 300, "valid": 60}, anchors=10, vocabulary_scale=0.2
     )
@@ -63,6 +65,11 @@ def test_torchrun_with_two_processes(tmp_path):
         "--device",
         "cpu",
     ]
+    return command
+
+
+def test_torchrun_with_two_processes(tmp_path):
+    command, out = torchrun_command(tmp_path), tmp_path / "out"
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
@@ -72,3 +79,13 @@ def test_torchrun_with_two_processes(tmp_path):
     model = load_pretrained(out / "model")
     assert set(model.language_layers) == {"en", "fr"}
     assert not (out / ".work").exists()
+
+
+def test_torchrun_on_a_busy_work_dir_stops_every_process(tmp_path):
+    command = torchrun_command(tmp_path)
+    with WorkDirLock(tmp_path / "out" / ".work", "pretraining"):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "is in use by pretraining" in done.stderr  # process 0
+    assert "process 0 could not lock the work directory" in done.stderr  # process 1
+    assert not (tmp_path / "out" / "model").exists()

@@ -1,5 +1,6 @@
 """Kill a pretraining job (SIGKILL, or SLURM's SIGTERM) at a random step and rerun it: the final
-weights equal those of an uninterrupted run, bit for bit (CPU, deterministic settings)."""
+weights equal those of an uninterrupted run, bit for bit (CPU, deterministic settings). The same
+from the previous checkpoint when the newest is truncated; and a rerun may change the threads."""
 
 import json
 import os
@@ -14,6 +15,7 @@ import torch
 from safetensors.torch import load_file
 
 from xling.pretrain import PretrainSettings, pretrain, read_curve
+from xling.pretrain.checkpoint import checkpoint_files
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
 
 TOTAL_STEPS, CHECKPOINT_STEPS = 30, 4
@@ -39,7 +41,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def settings_json() -> str:
+def settings_json(threads: int = 1) -> str:
     settings = PretrainSettings(
         # Dropout on and one separate layer: the dropout RNG and routing must resume exactly too.
         architecture={
@@ -62,14 +64,14 @@ def settings_json() -> str:
         log_interval=5,
         checkpoint_steps=CHECKPOINT_STEPS,
         checkpoint_minutes=1e6,
-        threads=1,
+        threads=threads,
         deterministic=True,
     )
     return json.dumps(settings.to_dict())
 
 
-def run_in_process(root, out, step_callback=None) -> dict:
-    settings = PretrainSettings.from_dict(json.loads(settings_json()))
+def run_in_process(root, out, step_callback=None, threads=1) -> dict:
+    settings = PretrainSettings.from_dict(json.loads(settings_json(threads)))
     return pretrain(
         root / "vocab",
         ["en", "fr"],
@@ -129,7 +131,7 @@ def test_sigkilled_job_resumes_to_identical_weights(job, tmp_path):
     _, stderr = child.communicate(timeout=300)
     assert child.returncode == -signal.SIGKILL, f"not killed at step {step}: {stderr}"
     assert not (out / "model").exists(), "no model may appear before the end"
-    saved = torch.load(out / ".work" / "checkpoint.pt", weights_only=True)
+    saved = torch.load(checkpoint_files(out / ".work")[0], weights_only=True)
     assert saved["step"] >= CHECKPOINT_STEPS
     run_in_process(root, out)  # the rerun of the same job
     assert_same_outcome(reference, out)
@@ -147,12 +149,83 @@ def test_sigterm_checkpoints_the_step_exits_and_resumes_to_identical_weights(job
 
     with pytest.raises(SystemExit, match=f"stopped by signal {int(signal.SIGTERM)}"):
         run_in_process(root, out, step_callback=terminate)
-    saved = torch.load(out / ".work" / "checkpoint.pt", weights_only=True)
+    saved = torch.load(checkpoint_files(out / ".work")[0], weights_only=True)
     assert saved["step"] == step + 1, "the job finishes the step it is in, then checkpoints"
     assert signal.getsignal(signal.SIGTERM) == handler_before, "the job restores the handler"
     run_in_process(root, out)
     assert (
-        f"resumed from {out / '.work' / 'checkpoint.pt'} at step {step + 1}"
+        f"resumed from {out / '.work' / f'checkpoint-step{step + 1}.pt'} at step {step + 1}"
         in capsys.readouterr().out
     )
     assert_same_outcome(reference, out)
+
+
+class Crash(Exception):
+    """A trainer dying between checkpoints (raised from the step callback)."""
+
+
+def crash_after(step: int):
+    def callback(current: int) -> None:
+        if current == step:
+            raise Crash
+
+    return callback
+
+
+def test_a_truncated_newest_checkpoint_falls_back_to_the_previous_one(job, tmp_path, capsys):
+    root, reference = job
+    out, work = tmp_path / "truncated", tmp_path / "truncated" / ".work"
+    with pytest.raises(Crash):
+        run_in_process(root, out, step_callback=crash_after(22))
+    # Checkpoints at steps 4, 8, ..., 20: the last two are kept, each with its best model (dev
+    # evaluations at steps 10 and 20), because the previous one is the fallback.
+    newest, previous = checkpoint_files(work)
+    assert (newest.name, previous.name) == ("checkpoint-step20.pt", "checkpoint-step16.pt")
+    bests = [torch.load(path, weights_only=True)["best"]["step"] for path in (previous, newest)]
+    assert bests == [10, 20]
+    assert {p.name for p in work.glob("best-step*")} == {"best-step10", "best-step20"}
+    newest.write_bytes(newest.read_bytes()[: newest.stat().st_size // 2])  # a truncated copy
+    capsys.readouterr()
+    run_in_process(root, out)
+    log = capsys.readouterr().out
+    assert f"warning: checkpoint {newest} cannot be read" in log
+    assert f"resumed from {previous} at step 16" in log
+    assert_same_outcome(reference, out)
+
+
+def test_no_readable_checkpoint_starts_afresh(job, tmp_path, capsys):
+    root, reference = job
+    out, work = tmp_path / "unreadable", tmp_path / "unreadable" / ".work"
+    with pytest.raises(Crash):
+        run_in_process(root, out, step_callback=crash_after(10))
+    for path in checkpoint_files(work):
+        path.write_bytes(b"not a checkpoint")
+    capsys.readouterr()
+    run_in_process(root, out)
+    log = capsys.readouterr().out
+    assert "checkpoint-step8.pt, checkpoint-step4.pt); starting this job afresh" in log
+    assert "resumed from" not in log
+    assert_same_outcome(reference, out)
+
+
+def test_a_rerun_may_use_another_thread_count(job, tmp_path, capsys):
+    """Threads are not part of the resume key: they change speed and the order of float sums,
+    not the training (see PretrainSettings.resume_key)."""
+    root, reference = job
+    out = tmp_path / "threads"
+    with pytest.raises(Crash):
+        run_in_process(root, out, step_callback=crash_after(14), threads=1)
+    capsys.readouterr()
+    run_in_process(root, out, threads=2)
+    assert "at step 12" in capsys.readouterr().out
+    assert torch.get_num_threads() == 1, "the job gives the caller its thread count back"
+    # The same training up to float rounding (on 2 threads a sum may run in another order).
+    # Adam magnifies rounding in parameters whose true gradient is 0 (the key bias, which
+    # softmax ignores), so weights get a tolerance of a fraction of one update (lr 3e-3).
+    ours = load_file(str(out / "model" / "model.safetensors"))
+    theirs = load_file(str(reference / "model" / "model.safetensors"))
+    for name, tensor in theirs.items():
+        torch.testing.assert_close(ours[name], tensor, rtol=0, atol=5e-4, msg=name)
+    summaries = [json.loads((d / "summary.json").read_text()) for d in (reference, out)]
+    assert summaries[0]["best_step"] == summaries[1]["best_step"]
+    assert summaries[1]["best_dev_loss"] == pytest.approx(summaries[0]["best_dev_loss"], rel=1e-4)

@@ -11,6 +11,7 @@ from pathlib import Path
 import conllu
 import pytest
 
+from xling.contracts.conllu import read_conllu
 from xling.toyworld import DEMO_SPEC, TINY_SPEC, build, generate, output_paths, resolve_spec
 
 LANGS = TINY_SPEC["languages"]
@@ -188,6 +189,7 @@ def test_treebanks_are_valid_conllu_trees(out, lang):
         for s in sentences:
             _check_tree(s, f"{path.name} {s.metadata['sent_id']}")
             assert {t["upos"] for t in s} <= UPOS and {t["deprel"] for t in s} <= DEPRELS
+        assert len(read_conllu(path)) == n  # the parser's own reader and its tree checks
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -53,6 +53,7 @@ from xling.finetune.settings import FinetuneSettings
 from xling.finetune.tasks import Task, TaskModel, make_task
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained
 from xling.model.encoder import TransformerLayer
+from xling.worklock import WorkDirLock
 
 log = logging.getLogger(__name__)
 Matrix = torch.Tensor | np.ndarray
@@ -244,33 +245,34 @@ def run_layer_transfer(
         "%s layer %d %s on %s: %d train examples, %d evaluations",
         *(task, layer, hp_id(hp), run_device, len(encoded.train.items), len(targets)),
     )
-    fingerprint = job_fingerprint(task, hp, settings, spec, config, source_dir, data)
-    fingerprint |= {"transfer_layer": layer, "task_layers": task_layers}
-    source_dev = encoded.dev[settings.source_lang]
-    history, best_epoch = fit_epochs(
-        spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
-    )
-    checkpoint.load_epoch(work_dir, model, best_epoch)
-    evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
-    scores, predictions = {}, {}
-    for name, target in targets.items():
-        target_dir, lang, _, mapping = target.evaluation
-        model.use_encoder(load_frozen_encoder(Path(target_dir), layer, run_device), mapping)
-        score, predictions[name] = evaluate_split(
-            target.spec, model, target.split, settings.eval_batch_size, run_device
+    with WorkDirLock(work_dir, "layer-transfer training"):  # one trainer per work directory
+        fingerprint = job_fingerprint(task, hp, settings, spec, config, source_dir, data)
+        fingerprint |= {"transfer_layer": layer, "task_layers": task_layers}
+        source_dev = encoded.dev[settings.source_lang]
+        history, best_epoch = fit_epochs(
+            spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
         )
-        scores[name] = {"lang": lang, "mapped": mapping is not None, "test": score}
-    metrics = {"task": task, "layer": layer, "task_layers": task_layers, "hp": hp}
-    metrics |= {"hp_id": hp_id(hp), "metric": spec.metric, "source_lang": settings.source_lang}
-    metrics |= {"selected_epoch": best_epoch, "dev": evaluation.dev, "test": evaluation.test}
-    metrics |= {"evaluations": scores, "epochs": history}
-    for name, target in targets.items():
-        path = out_dir / f"predictions.{name}.{spec.prediction_extension}"
-        lang = target.evaluation.lang
-        target.spec.write_predictions(path, lang, target.split.examples, predictions[name])
-    write_outputs(spec, encoded, evaluation, metrics, out_dir)  # metrics.json last
-    if not keep_work_dir:
-        remove_work_dir(work_dir)
+        checkpoint.load_epoch(work_dir, model, best_epoch)
+        evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
+        scores, predictions = {}, {}
+        for name, target in targets.items():
+            target_dir, lang, _, mapping = target.evaluation
+            model.use_encoder(load_frozen_encoder(Path(target_dir), layer, run_device), mapping)
+            score, predictions[name] = evaluate_split(
+                target.spec, model, target.split, settings.eval_batch_size, run_device
+            )
+            scores[name] = {"lang": lang, "mapped": mapping is not None, "test": score}
+        metrics = {"task": task, "layer": layer, "task_layers": task_layers, "hp": hp}
+        metrics |= {"hp_id": hp_id(hp), "metric": spec.metric, "source_lang": settings.source_lang}
+        metrics |= {"selected_epoch": best_epoch, "dev": evaluation.dev, "test": evaluation.test}
+        metrics |= {"evaluations": scores, "epochs": history}
+        for name, target in targets.items():
+            path = out_dir / f"predictions.{name}.{spec.prediction_extension}"
+            lang = target.evaluation.lang
+            target.spec.write_predictions(path, lang, target.split.examples, predictions[name])
+        write_outputs(spec, encoded, evaluation, metrics, out_dir)  # metrics.json last
+        if not keep_work_dir:
+            remove_work_dir(work_dir)
     seconds = time.perf_counter() - started
     log.info("%s layer %d done in %.1f s: %s", task, layer, seconds, scores)
     return metrics

@@ -87,7 +87,8 @@ def read_conllu(path: str | Path) -> list[ParsedSentence]:
     """Read a CoNLL-U treebank with the ``conllu`` library, checking what the parser relies on.
 
     Checked, with file and line: ten tab-separated columns; word IDs 1..n in order; HEAD an integer
-    in 0..n; DEPREL a UD v2 universal relation (after stripping the subtype).
+    in 0..n; DEPREL a UD v2 universal relation (after stripping the subtype); the heads form one
+    tree (see :func:`_check_tree`).
     """
     sentences: list[ParsedSentence] = []
     for start, block in _conllu_blocks(path):
@@ -135,17 +136,73 @@ def read_conllu(path: str | Path) -> list[ParsedSentence]:
             sentence.word_rows.append(row)
         if not sentence.words:
             raise DataFormatError(path, start, "sentence without any word line")
-        for j, head in enumerate(sentence.heads):
-            if not 0 <= head <= len(sentence.words):
-                raise DataFormatError(
-                    path,
-                    start + sentence.word_rows[j],
-                    f"HEAD {head} outside 0..{len(sentence.words)}",
-                )
+        _check_tree(sentence)
         sentences.append(sentence)
     if not sentences:
         raise DataFormatError(path, 1, "no sentence in file", "check the path and the data stage")
     return sentences
+
+
+def _check_tree(sentence: ParsedSentence) -> None:
+    """The heads of a sentence form a tree: every word's head is another word of the sentence or
+    0, exactly one word has HEAD 0, and every word reaches it (no cycle).
+
+    The parser's loss and decoder assume this: a self-loop, for one, gives an arc loss of ~1e38.
+    """
+    heads, path = sentence.heads, sentence.path
+
+    def line(word: int) -> int:  # word: 1-based ID
+        return sentence.line + sentence.word_rows[word - 1]
+
+    for word, head in enumerate(heads, 1):
+        if not 0 <= head <= len(heads):
+            raise DataFormatError(
+                path,
+                line(word),
+                f"HEAD {head} outside 0..{len(heads)}",
+                "HEAD is the ID of a word of the same sentence, or 0 for the root",
+            )
+        if head == word:
+            raise DataFormatError(
+                path,
+                line(word),
+                f"word {word} is its own head (HEAD {head})",
+                "HEAD is the ID of another word of the sentence, or 0 for the root",
+            )
+    roots = [word for word, head in enumerate(heads, 1) if head == 0]
+    if not roots:
+        raise DataFormatError(
+            path,
+            line(1),
+            "sentence without a root (no word has HEAD 0)",
+            "give the sentence's main word HEAD 0 and DEPREL root",
+        )
+    if len(roots) > 1:
+        raise DataFormatError(
+            path,
+            line(roots[1]),
+            f"second root: words {', '.join(map(str, roots))} all have HEAD 0",
+            "a sentence has one root; attach the other words to a word of the sentence",
+        )
+    reaches_root = {0}
+    for start in range(1, len(heads) + 1):
+        chain: dict[int, int] = {}  # word -> position, from ``start`` up to one reaching the root
+        word = start
+        while word not in reaches_root:
+            if word in chain:
+                cycle = list(chain)[chain[word] :]
+                first = cycle.index(min(cycle))
+                cycle = cycle[first:] + cycle[:first]
+                raise DataFormatError(
+                    path,
+                    line(cycle[0]),
+                    f"words {' -> '.join(map(str, [*cycle, cycle[0]]))} form a cycle: following "
+                    "HEAD from them never reaches the root",
+                    "attach one word of the cycle to a word outside it, or to the root",
+                )
+            chain[word] = len(chain)
+            word = heads[word - 1]
+        reaches_root.update(chain)
 
 
 @dataclass(frozen=True)

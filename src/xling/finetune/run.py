@@ -11,7 +11,6 @@ them (``xling.analysis.transfer``: task layers over a frozen encoder's first lay
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import time
@@ -36,6 +35,7 @@ from xling.finetune.training import (
     train_epoch,
 )
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained
+from xling.worklock import WorkDirLock
 
 log = logging.getLogger(__name__)
 WARMUP_FRACTION = 0.1  # paper, 3.2: warm up over the first 10% of batches (NER, parsing)
@@ -121,39 +121,42 @@ def run_finetune(
     after the last epoch. ``pair``/``variant`` are copied into metrics.json. ``device`` None picks
     CUDA when present. ``tokenizer`` None loads ``model_dir/tokenizer``. Once metrics.json is
     written the work directory is deleted (a paper study has over a thousand jobs) unless
-    ``keep_work_dir``; it then holds the weights of the last and of the selected epoch.
+    ``keep_work_dir``; it then holds the weights of the last and of the selected epoch. The job
+    locks ``work_dir`` while it runs (:mod:`xling.worklock`): a second job on it fails at once.
     """
     started = time.perf_counter()
     torch.set_num_threads(threads)
     model_dir, out_dir, work_dir = Path(model_dir), Path(out_dir), Path(work_dir)
-    hp = normalize_hp(task, hp)
-    config = validate_job(task, model_dir, data, settings)
-    run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    tokenizer = tokenizer or load_tokenizer(model_dir)
-    check_tokenizer(tokenizer, config, model_dir)
-    spec = make_task(task, tokenizer, settings)
-    encoded = encode_files(spec, data, settings, config.max_positions)
-    model, frozen = _build_model(spec, model_dir, config, settings, run_device)
-    log.info(
-        "%s %s on %s: %d train examples, %d frozen tensors",
-        *(task, hp_id(hp), run_device, len(encoded.train.items), len(frozen)),
-    )
-    fingerprint = job_fingerprint(task, hp, settings, spec, config, model_dir, data)
-    source_dev = encoded.dev[settings.source_lang]
-    history, best_epoch = fit_epochs(
-        spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
-    )
-    checkpoint.load_epoch(work_dir, model, best_epoch)
-    evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
-    metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
-    metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": evaluation.dev}
-    metrics |= {"test": evaluation.test, "epochs": history}
-    write_outputs(spec, encoded, evaluation, metrics, out_dir)
-    if not keep_work_dir:
-        remove_work_dir(work_dir)
-    seconds = time.perf_counter() - started
-    log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
-    return metrics
+    # First, so that a second trainer on the same work directory stops before reading anything.
+    with WorkDirLock(work_dir, "fine-tuning"):
+        hp = normalize_hp(task, hp)
+        config = validate_job(task, model_dir, data, settings)
+        run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        tokenizer = tokenizer or load_tokenizer(model_dir)
+        check_tokenizer(tokenizer, config, model_dir)
+        spec = make_task(task, tokenizer, settings)
+        encoded = encode_files(spec, data, settings, config.max_positions)
+        model, frozen = _build_model(spec, model_dir, config, settings, run_device)
+        log.info(
+            "%s %s on %s: %d train examples, %d frozen tensors",
+            *(task, hp_id(hp), run_device, len(encoded.train.items), len(frozen)),
+        )
+        fingerprint = job_fingerprint(task, hp, settings, spec, config, model_dir, data)
+        source_dev = encoded.dev[settings.source_lang]
+        history, best_epoch = fit_epochs(
+            spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
+        )
+        checkpoint.load_epoch(work_dir, model, best_epoch)
+        evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
+        metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
+        metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": evaluation.dev}
+        metrics |= {"test": evaluation.test, "epochs": history}
+        write_outputs(spec, encoded, evaluation, metrics, out_dir)
+        if not keep_work_dir:
+            remove_work_dir(work_dir)
+        seconds = time.perf_counter() - started
+        log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
+        return metrics
 
 
 # ----------------------------------------------------------------------------- validate
@@ -275,7 +278,7 @@ def fit_epochs(
 
     Any ``TaskModel`` works: what trains and what is checkpointed are its parameters that require
     gradients. Returns the per-epoch dev history and the best epoch (ties: the earliest), whose
-    weights are in ``work_dir``.
+    weights are in ``work_dir``. The caller holds ``work_dir``'s :class:`WorkDirLock`.
     """
     epochs, batch_size = settings.epochs, hp["batch_size"]
     optimizer = torch.optim.Adam(spec.parameter_groups(model, hp))
@@ -363,6 +366,6 @@ def write_outputs(
 
 
 def remove_work_dir(work_dir: Path) -> None:
+    """Delete the saved state; the directory itself goes when the job's lock is released (if
+    nothing else lives there)."""
     checkpoint.clear(work_dir)
-    with contextlib.suppress(OSError):
-        work_dir.rmdir()  # only if nothing else lives there

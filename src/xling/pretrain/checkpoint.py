@@ -1,19 +1,22 @@
 """Resumable training state in the job's work directory (never a declared workflow output).
 
-``checkpoint.pt`` holds everything a rerun needs to continue as if never stopped: weights, Adam
-moments, schedule, gradient scaler, RNG states, the batch plan's position, the curve so far, the
-current best model's step. It is written atomically (temporary file + rename), so a kill during the
-write leaves the previous checkpoint intact.
+``checkpoint-step{N}.pt`` holds everything a rerun needs to continue as if never stopped: weights,
+Adam moments, schedule, gradient scaler, RNG states, the batch plan's position, the curve so far,
+the current best model's step. Each is written atomically (temporary file + rename), and the last
+two are kept: should the newest be unreadable all the same (truncated by a copy or a file system
+fault), the rerun resumes from the one before and loses one checkpoint interval, not the run.
 
 The best model (by dev perplexity of the selection language) lives in ``best-step{N}/``, a model
-directory written atomically when a new best appears. The checkpoint names the best directory that
-belongs to its own history; a newer one (written after the last checkpoint by a run that was then
+directory written atomically when a new best appears. Each kept checkpoint's best directory is kept
+with it; a newer one (written after the checkpoint a rerun resumes from, by a run that was then
 killed) is removed on resume, because the resumed run will redo that part.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,39 +24,83 @@ import torch
 
 from xling.atomic import atomic_open
 
-CHECKPOINT_NAME = "checkpoint.pt"
+CHECKPOINT_NAME = re.compile(r"checkpoint-step(\d+)\.pt")
+SINGLE_CHECKPOINT_NAME = "checkpoint.pt"  # the one checkpoint of earlier versions, still resumed
 FORMAT_VERSION = 1
 
 
-def checkpoint_path(work_dir: str | Path) -> Path:
-    return Path(work_dir) / CHECKPOINT_NAME
+def checkpoint_path(work_dir: str | Path, step: int) -> Path:
+    return Path(work_dir) / f"checkpoint-step{step}.pt"
 
 
-def save_checkpoint(work_dir: str | Path, state: dict[str, Any]) -> Path:
-    path = checkpoint_path(work_dir)
+def checkpoint_files(work_dir: str | Path) -> list[Path]:
+    """The checkpoints in ``work_dir``, newest (highest step) first."""
+    steps = {}
+    for path in Path(work_dir).glob("checkpoint*.pt"):
+        match = CHECKPOINT_NAME.fullmatch(path.name)
+        if match:
+            steps[path] = int(match.group(1))
+    found = sorted(steps, key=steps.__getitem__, reverse=True)
+    single = Path(work_dir) / SINGLE_CHECKPOINT_NAME
+    return [*found, single] if single.exists() else found
+
+
+def save_checkpoint(work_dir: str | Path, state: dict[str, Any], previous: Path | None) -> Path:
+    """Write the checkpoint of ``state["step"]``, then delete every other one but ``previous``."""
+    path = checkpoint_path(work_dir, state["step"])
     with atomic_open(path, "wb") as handle:
         torch.save({"format": FORMAT_VERSION, **state}, handle)
+    for old in checkpoint_files(work_dir):
+        if old not in (path, previous):
+            old.unlink(missing_ok=True)
+    # Temporary files of writes that a kill interrupted (the work directory's lock holder is the
+    # only writer, so none of these is being written now).
+    for partial in Path(work_dir).glob(".checkpoint*.part"):
+        partial.unlink(missing_ok=True)
     return path
 
 
-def load_checkpoint(work_dir: str | Path) -> dict[str, Any] | None:
-    """The saved state, or None when the job has not checkpointed yet."""
-    path = checkpoint_path(work_dir)
-    if not path.exists():
-        return None
+class UnreadableCheckpoint(RuntimeError):
+    """A checkpoint file that torch cannot load (truncated, corrupt)."""
+
+
+def read_checkpoint(path: Path) -> dict[str, Any]:
+    """The state saved in ``path``; :class:`UnreadableCheckpoint` if it cannot be loaded."""
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:
-        raise RuntimeError(
-            f"{path} cannot be read ({error}); delete it (or the whole work directory) to restart "
-            "this pretraining job from scratch"
-        ) from error
+        raise UnreadableCheckpoint(f"checkpoint {path} cannot be read ({error})") from error
+    if not isinstance(state, dict):
+        raise UnreadableCheckpoint(f"checkpoint {path} holds a {type(state).__name__}, not a dict")
     if state.get("format") != FORMAT_VERSION:
         raise RuntimeError(
             f"{path} has checkpoint format {state.get('format')!r}, this code writes "
             f"{FORMAT_VERSION}; delete the work directory to restart the job"
         )
     return state
+
+
+def load_checkpoint(
+    work_dir: str | Path, log: Callable[[str], None]
+) -> tuple[dict[str, Any], Path] | None:
+    """The newest checkpoint that can be read and its path, or None when there is none.
+
+    An unreadable checkpoint is skipped with a warning naming it; the resumed run deletes it when
+    it writes its next checkpoint.
+    """
+    candidates = checkpoint_files(work_dir)
+    for path in candidates:
+        try:
+            return read_checkpoint(path), path
+        except UnreadableCheckpoint as error:
+            log(f"warning: {error}; trying an older one")
+    if candidates:
+        names = ", ".join(path.name for path in candidates)
+        log(
+            f"warning: no checkpoint in {work_dir} can be read ({names}); starting this job "
+            "afresh from step 0"
+        )
+    return None
 
 
 def check_same_job(state: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
@@ -72,10 +119,22 @@ def best_dir(work_dir: str | Path, step: int) -> Path:
     return Path(work_dir) / f"best-step{step}"
 
 
-def prune_best_dirs(work_dir: str | Path, keep: Path | None) -> None:
-    """Remove every ``best-step*`` directory except ``keep``."""
+def prune_best_dirs(work_dir: str | Path, keep: Iterable[Path | None]) -> None:
+    """Remove every ``best-step*`` directory except those in ``keep``, and the temporary ones
+    that a kill left (the lock holder calls this between writes)."""
+    kept = {Path(path).resolve() for path in keep if path is not None}
     for candidate in Path(work_dir).glob("best-step*"):
-        if keep is None or candidate.resolve() != Path(keep).resolve():
+        if candidate.resolve() not in kept:
+            shutil.rmtree(candidate, ignore_errors=True)
+    for partial in Path(work_dir).glob(".best-step*"):
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def remove_best_dirs_after(work_dir: str | Path, step: int) -> None:
+    """Remove the best models selected after ``step`` (a resumed run selects them again)."""
+    for candidate in Path(work_dir).glob("best-step*"):
+        number = candidate.name.removeprefix("best-step")
+        if number.isdigit() and int(number) > step:
             shutil.rmtree(candidate, ignore_errors=True)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -47,6 +48,15 @@ def init_runtime(device: str | None = None) -> Runtime:
 def barrier(runtime: Runtime) -> None:
     if runtime.distributed and dist.is_initialized():
         dist.barrier()
+
+
+def broadcast_from_main(runtime: Runtime, value: Any) -> Any:
+    """Process 0's ``value`` (any picklable object) on every process."""
+    if not (runtime.distributed and dist.is_initialized()):
+        return value
+    box = [value]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
 
 
 def shutdown(runtime: Runtime) -> None:

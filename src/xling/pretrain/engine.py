@@ -5,13 +5,16 @@ Outputs (``docs/contracts.md`` section 4): the selected model directory, ``curve
 ``work_dir``, which is never a declared output. Rerunning the same job with the same ``work_dir``
 continues from the last checkpoint and ends with the same weights as an uninterrupted run (bit for
 bit on CPU, whose kernels are deterministic for a fixed thread count; on GPU with
-``deterministic=True``).
+``deterministic=True``). A rerun may change ``threads``: see ``PretrainSettings.resume_key``.
+
+One trainer per work directory: process 0 holds an exclusive lock on it for the whole run
+(:mod:`xling.worklock`), so a rerun started while a killed workflow's trainer still runs stops at
+once instead of training a second copy into the same checkpoints.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -22,7 +25,7 @@ from xling.atomic import write_json
 from xling.model import MLMEncoder, load_pretrained, save_pretrained
 from xling.pretrain import checkpoint as ckpt
 from xling.pretrain.data import NUM_SPECIAL, StreamSampler
-from xling.pretrain.distributed import Runtime, barrier, init_runtime, shutdown
+from xling.pretrain.distributed import Runtime, barrier, broadcast_from_main, init_runtime, shutdown
 from xling.pretrain.evaluation import dev_batches, unigram_baseline, unigram_counts
 from xling.pretrain.flops import peak_flops, training_flops_per_step
 from xling.pretrain.inputs import read_inputs
@@ -32,6 +35,7 @@ from xling.pretrain.optim import build_optimizer
 from xling.pretrain.progress import Curve, LossInterval, Reporter
 from xling.pretrain.settings import PretrainSettings
 from xling.pretrain.summary import build_summary
+from xling.worklock import WorkDirBusyError, WorkDirLock
 
 
 def pretrain(
@@ -64,7 +68,9 @@ def pretrain(
     runtime = init_runtime(device)
     # Thread count and determinism are process-wide: give the caller its own back at the end.
     threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+    lock = None
     try:
+        lock = _lock_work_dir(work_dir, runtime)
         job = PretrainJob(
             data_dir,
             languages,
@@ -78,14 +84,40 @@ def pretrain(
         train_steps(job, step_callback)
         summary = job.finish(out_model_dir, curve_csv, summary_json)
         barrier(runtime)
-        if runtime.is_main and not keep_work_dir:
-            shutil.rmtree(work_dir, ignore_errors=True)
+        if lock is not None and not keep_work_dir:
+            lock.clear()  # the directory itself goes with the lock file on release
         return summary
     finally:
+        if lock is not None:
+            lock.release()
         torch.set_num_threads(threads)
         if torch.are_deterministic_algorithms_enabled() != deterministic:
             torch.use_deterministic_algorithms(deterministic)
         shutdown(runtime)
+
+
+def _lock_work_dir(work_dir: str | Path, runtime: Runtime) -> WorkDirLock | None:
+    """Process 0 locks ``work_dir``; every process of the job stops if it cannot.
+
+    Only process 0 locks, because it alone writes the work directory (checkpoints, best models):
+    its lock is what keeps two jobs apart. The other processes of the same job would contend for
+    that same lock (on one node they exclude each other), and on other nodes ``flock`` over a
+    network file system is only as good as that file system. They learn process 0's outcome
+    instead, so that the whole job stops at once rather than waiting in its first collective.
+    """
+    lock, failure, refusal = None, None, None
+    if runtime.is_main:
+        lock = WorkDirLock(work_dir, "pretraining")
+        try:
+            lock.acquire()
+        except Exception as error:
+            failure, refusal = error, str(error)
+    refusal = broadcast_from_main(runtime, refusal)
+    if failure is not None:
+        raise failure
+    if refusal is not None:
+        raise WorkDirBusyError(f"process 0 could not lock the work directory: {refusal}")
+    return lock
 
 
 class PretrainJob:
@@ -153,6 +185,10 @@ class PretrainJob:
         self.best: dict | None = None  # {"step", "dev_loss"} of the selected model so far
         self.first_train_loss: float | None = None
         self.last_train_loss: float | None = None
+        # The last checkpoint written or resumed from, and its best model: both are kept with the
+        # next checkpoint, as the fallback should that one be unreadable.
+        self.checkpoint_file: Path | None = None
+        self.checkpointed_best: Path | None = None
         self._resume()
         self._prepare_evaluation()
         self.flops_per_step = training_flops_per_step(
@@ -186,12 +222,17 @@ class PretrainJob:
         return ckpt.best_dir(self.work_dir, self.best["step"]) if self.best else None
 
     def _resume(self) -> None:
-        state = ckpt.load_checkpoint(self.work_dir)
-        if state is None:
+        # Process 0 picks the checkpoint and the others load the same file: were one of them to
+        # fall back alone (a read error of its own), the processes would resume at other steps.
+        loaded = ckpt.load_checkpoint(self.work_dir, self.log) if self.runtime.is_main else None
+        chosen = broadcast_from_main(self.runtime, loaded and str(loaded[1]))
+        if not self.runtime.is_main and chosen is not None:
+            loaded = ckpt.read_checkpoint(Path(chosen)), Path(chosen)
+        if loaded is None:
             if self.runtime.is_main:
-                ckpt.prune_best_dirs(self.work_dir, keep=None)  # orphans of a run killed early
+                ckpt.prune_best_dirs(self.work_dir, keep=())  # orphans of a run killed early
             return
-        path = ckpt.checkpoint_path(self.work_dir)
+        state, path = loaded
         ckpt.check_same_job(state, self.job_key(), path)
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
@@ -212,7 +253,8 @@ class PretrainJob:
                 f"{self.work_dir} to restart this job"
             )
         if self.runtime.is_main:
-            ckpt.prune_best_dirs(self.work_dir, keep=self.best_dir())
+            ckpt.remove_best_dirs_after(self.work_dir, self.step)
+        self.checkpoint_file, self.checkpointed_best = path, self.best_dir()
         self.log(f"resumed from {path} at step {self.step} ({self.tokens:,} tokens)")
 
     def _prepare_evaluation(self) -> None:
@@ -272,8 +314,9 @@ class PretrainJob:
             "first_train_loss": self.first_train_loss,
             "last_train_loss": self.last_train_loss,
         }
-        path = ckpt.save_checkpoint(self.work_dir, state)
-        ckpt.prune_best_dirs(self.work_dir, keep=self.best_dir())
+        path = ckpt.save_checkpoint(self.work_dir, state, previous=self.checkpoint_file)
+        ckpt.prune_best_dirs(self.work_dir, keep=(self.checkpointed_best, self.best_dir()))
+        self.checkpoint_file, self.checkpointed_best = path, self.best_dir()
         self.log(f"checkpoint step {self.step} -> {path}")
 
     def finish(self, out_model_dir, curve_csv, summary_json) -> dict:

@@ -152,9 +152,13 @@ class PretrainSettings:
         """The settings a resumed run must share with the run that wrote the checkpoint.
 
         Left out: what only changes how often things happen outside the weights' path (logging,
-        checkpoint interval, threads, compilation) and ``total_steps`` (the inverse square root
-        schedule does not depend on it, so a finished run can be extended).
+        checkpoint interval), ``total_steps`` (the inverse square root schedule does not depend on
+        it, so a finished run can be extended), and how the same computation is executed:
+        ``threads``, ``compile_layers`` and ``deterministic``. These change speed and the order of
+        float sums, not the training's definition (data order, masks, dropout and the update rule
+        come from seeds and the step number), so a rerun on a node with other cores may resume.
+        Only bit-for-bit equality with an uninterrupted run needs the same values throughout.
         """
-        free = {"total_steps", "checkpoint_minutes", "checkpoint_steps", "log_interval", "threads"}
-        free |= {"compile_layers", "deterministic"}
+        free = {"total_steps", "checkpoint_minutes", "checkpoint_steps", "log_interval"}
+        free |= {"threads", "compile_layers", "deterministic"}
         return {k: v for k, v in self.to_dict().items() if k not in free}
