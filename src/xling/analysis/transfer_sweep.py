@@ -2,13 +2,13 @@
 every layer i = 0..L of one source model, in one process, as one table.
 
 A killed sweep resumes: each finished layer's metrics stay in the work directory (with the
-settings they were computed under) until the table is written.
+settings they were computed under) until the table is written. The work directory is locked, so a
+second sweep of the same table fails at once instead of sharing it.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from xling.atomic import atomic_open, write_json
 from xling.fileio import StrPath
 from xling.finetune.settings import FinetuneSettings
 from xling.model.config import EncoderConfig
+from xling.worklock import WorkDirLock
 
 
 def transfer_sweep(
@@ -44,12 +45,25 @@ def transfer_sweep(
     train with its ``epochs``, ``batch_size`` and ``lr``. The source's own test score is the row
     ``source``.
     """
+    work_dir = Path(work_dir)
+    key = {"task": task, "settings": dict(settings), "evaluations": dict(evaluations)}
+    with WorkDirLock(work_dir, f"contextual transfer sweep ({task})") as lock:
+        _reset_if_stale(lock, key)
+        rows = _sweep(task, source_model, source_files, target_model, target_lang, target_test,
+                      mappings, evaluations, settings, work_dir, threads)  # fmt: skip
+        with atomic_open(out_csv) as out:
+            pd.DataFrame(rows).to_csv(out, index=False)
+        lock.clear()
+    return rows
+
+
+def _sweep(
+    task, source_model, source_files, target_model, target_lang, target_test, mappings,
+    evaluations, settings, work_dir: Path, threads: int,
+) -> list[dict]:  # fmt: skip
     from xling.analysis.transfer import TransferEvaluation, run_layer_transfer
     from xling.finetune import TaskData
 
-    work_dir = Path(work_dir)
-    key = {"task": task, "settings": dict(settings), "evaluations": dict(evaluations)}
-    _reset_if_stale(work_dir, key)
     finetune = FinetuneSettings.from_config(
         task, {**settings["task_settings"], "epochs": settings["epochs"]}, seed=settings["seed"]
     )
@@ -89,9 +103,6 @@ def transfer_sweep(
         rows.append(_row(layer, "source", "en", False, metrics["test"]["en"]))
         for name, result in metrics["evaluations"].items():
             rows.append(_row(layer, name, result["lang"], result["mapped"], result["test"]))
-    with atomic_open(out_csv) as out:
-        pd.DataFrame(rows).to_csv(out, index=False)
-    shutil.rmtree(work_dir, ignore_errors=True)
     return rows
 
 
@@ -101,10 +112,10 @@ def _row(layer: int, evaluation: str, lang: str, mapped: bool, score: float) -> 
     }
 
 
-def _reset_if_stale(work_dir: Path, key: dict) -> None:
+def _reset_if_stale(lock: WorkDirLock, key: dict) -> None:
     """Results of other settings are never reused: the work directory starts afresh."""
-    stamp = work_dir / "settings.json"
+    stamp = lock.work_dir / "settings.json"
     if stamp.exists() and json.loads(stamp.read_text()) != json.loads(json.dumps(key)):
-        shutil.rmtree(work_dir)
+        lock.clear()
     if not stamp.exists():
         write_json(stamp, key)
