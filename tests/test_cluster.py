@@ -117,7 +117,8 @@ def run_on_cluster(command: list[str], workdir: Path, cancel_pretraining: bool) 
             jobs.poll()
             if cancel_pretraining and run.cancelled is None:
                 running = [j for j in jobs.of_rule("pretrain_model") if j["JobState"] == "RUNNING"]
-                if running and (workdir / PRETRAIN / ".work/checkpoint.pt").exists():
+                checkpoints = list((workdir / PRETRAIN / ".work").glob("checkpoint-step*.pt"))
+                if running and checkpoints:
                     run.checkpoint_before_cancel = last_checkpoint_step(workdir / PRETRAIN_LOG)
                     subprocess.run(["scancel", running[0]["JobId"]], check=True)
                     run.cancelled = running[0]
