@@ -126,21 +126,25 @@ def figure7_rows(
         raise ValueError(f"only {len(encoded[0])} usable parallel sentences; CKA needs at least 4")
     torch.manual_seed(seed)
     random_target = MLMEncoder(target[0].config)
+
+    def pooled(model, ids, tokenizer, lang):
+        return mean_pooled_layers(
+            model, ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id
+        )
+
+    # The English side through its monolingual model serves two comparisons: encode it once.
+    english = pooled(source[0], encoded[0], source[1], source[2])
     comparisons = {
-        "monolingual": ((source[0], encoded[0], source[1], source[2]),
-                        (target[0], encoded[1], target[1], target[2])),
-        "bilingual": ((bilingual_model, encoded[2], bilingual_tokenizer, bilingual_languages[0]),
-                      (bilingual_model, encoded[3], bilingual_tokenizer, bilingual_languages[1])),
-        "random": ((source[0], encoded[0], source[1], source[2]),
-                   (random_target, encoded[1], target[1], target[2])),
-    }  # fmt: skip
+        "monolingual": (english, pooled(target[0], encoded[1], target[1], target[2])),
+        "bilingual": (
+            pooled(bilingual_model, encoded[2], bilingual_tokenizer, bilingual_languages[0]),
+            pooled(bilingual_model, encoded[3], bilingual_tokenizer, bilingual_languages[1]),
+        ),
+        "random": (english, pooled(random_target, encoded[1], target[1], target[2])),
+    }
     rows = []
-    for encoder, sides_of_pair in comparisons.items():
-        layers = [
-            mean_pooled_layers(model, ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id)
-            for model, ids, tokenizer, lang in sides_of_pair
-        ]
-        for layer, (x, y) in enumerate(zip(*layers, strict=True)):
+    for encoder, (source_layers, target_layers) in comparisons.items():
+        for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
             row = {"encoder": encoder, "layer": layer, "cka": cka(x, y)}
             if debiased:
                 row["cka_debiased"] = cka(x, y, debiased=True)
