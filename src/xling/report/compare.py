@@ -1,0 +1,181 @@
+"""Tables with the paper beside this run, cell by cell, as csv, markdown and LaTeX (booktabs).
+
+Every table of both studies is written through :func:`write_compared`: each cell holds our number,
+the paper's number and their difference. The csv keeps them in separate columns (``<col>``,
+``<col> paper``, ``<col> diff``, and ``<col> std`` where a study ran several seeds); markdown and
+LaTeX print the compact ``ours (paper)`` form. A cell this run did not compute reads ``n/c``, never
+a number; a cell the paper does not report prints ours alone. Cells whose paper number is suspect
+(e.g. copied from another row in the paper) carry a dagger and a note under the table.
+
+Written here rather than with ``DataFrame.to_latex``/``to_markdown``: group captions span the row
+and cells combine two numbers, which neither expresses, and ``to_markdown`` needs tabulate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from xling.atomic import atomic_open
+
+NOT_COMPUTED = "n/c"
+SUSPECT_MARK = "†"
+Value = float | None
+
+
+def is_missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+@dataclass(frozen=True)
+class ComparedRow:
+    """One row: its label, its group caption, and per column our value, the paper's and our
+    spread over seeds (all optional)."""
+
+    label: str
+    ours: Mapping[str, Value]
+    paper: Mapping[str, Value] = field(default_factory=dict)
+    spread: Mapping[str, Value] = field(default_factory=dict)
+    group: str = ""
+    suspect: frozenset[str] = frozenset()  # columns whose paper number is suspect
+
+
+@dataclass(frozen=True)
+class ComparedTable:
+    """A table of ``rows`` x ``columns``; ``description`` lines go above it, ``notes`` below."""
+
+    title: str
+    columns: Sequence[str]
+    rows: Sequence[ComparedRow]
+    description: Sequence[str] = ()
+    notes: Sequence[str] = ()
+    digits: int = 1
+    row_heading: str = ""
+
+    def difference(self, row: ComparedRow, column: str) -> Value:
+        ours, paper = row.ours.get(column), row.paper.get(column)
+        return None if is_missing(ours) or is_missing(paper) else ours - paper
+
+    @property
+    def has_spread(self) -> bool:
+        return any(not is_missing(v) for row in self.rows for v in row.spread.values())
+
+    @property
+    def suspect_notes(self) -> list[str]:
+        return [note for note in self.notes if note.startswith(SUSPECT_MARK)]
+
+
+def _number(value: Value, digits: int) -> str:
+    return NOT_COMPUTED if is_missing(value) else f"{value:.{digits}f}"
+
+
+def compact_cell(table: ComparedTable, row: ComparedRow, column: str) -> str:
+    """``ours (paper)``, ``ours ± std (paper)``, ``n/c (paper)``, or ours alone."""
+    text = _number(row.ours.get(column), table.digits)
+    spread = row.spread.get(column)
+    if not is_missing(row.ours.get(column)) and not is_missing(spread):
+        text += f" ± {spread:.{table.digits}f}"
+    paper = row.paper.get(column)
+    if not is_missing(paper):
+        mark = SUSPECT_MARK if column in row.suspect else ""
+        text += f" ({paper:.{table.digits}f}{mark})"
+    return text
+
+
+def to_frame(table: ComparedTable) -> pd.DataFrame:
+    """The csv form: ours, paper, diff (and std) in separate columns; empty where missing."""
+    records = []
+    for row in table.rows:
+        record: dict[str, object] = {"group": row.group, "row": row.label}
+        for column in table.columns:
+            record[column] = _rounded(row.ours.get(column), table.digits + 2)
+            if table.has_spread:
+                record[f"{column} std"] = _rounded(row.spread.get(column), table.digits + 2)
+            record[f"{column} paper"] = _rounded(row.paper.get(column), table.digits + 2)
+            record[f"{column} diff"] = _rounded(table.difference(row, column), table.digits + 2)
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def _rounded(value: Value, digits: int) -> Value:
+    return None if is_missing(value) else round(float(value), digits)
+
+
+def _grouped_body(table: ComparedTable, width: int) -> list[tuple[str, list[str]]]:
+    """('group', [caption]) and ('row', cells) entries in table order."""
+    body: list[tuple[str, list[str]]] = []
+    group = ""
+    for row in table.rows:
+        if row.group and row.group != group:
+            body.append(("group", [row.group] + [""] * (width - 1)))
+        group = row.group
+        body.append(("row", [row.label, *(compact_cell(table, row, c) for c in table.columns)]))
+    return body
+
+
+def to_markdown(table: ComparedTable) -> str:
+    header = [table.row_heading or " ", *table.columns]
+    lines = [f"# {table.title}", ""]
+    if table.description:
+        lines += [*table.description, ""]
+    lines += [f"Each cell: ours (paper); `{NOT_COMPUTED}` = not computed by this run.", ""]
+    lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for kind, cells in _grouped_body(table, len(header)):
+        if kind == "group":
+            cells = [f"**{cells[0]}**", *cells[1:]]
+        lines.append("| " + " | ".join(cells) + " |")
+    if table.notes:
+        lines += ["", *table.notes]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIALS = {
+    "&": r"\&",
+    "%": r"\%",
+    "_": r"\_",
+    "#": r"\#",
+    "±": r"$\pm$",
+    "†": r"$^\dagger$",
+}
+_LATEX_SPECIALS |= {"Δ": r"$\Delta$", "—": "--", "'": "'"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
+
+
+def to_latex(table: ComparedTable) -> str:
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``), captioned with the title."""
+    width = 1 + len(table.columns)
+    header = [table.row_heading, *table.columns]
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
+        r"\toprule",
+        " & ".join(latex_escape(h) for h in header) + r" \\",
+        r"\midrule",
+    ]
+    for kind, cells in _grouped_body(table, width):
+        if kind == "group":
+            lines.append(rf"\multicolumn{{{width}}}{{l}}{{\textit{{{latex_escape(cells[0])}}}}} \\")
+        else:
+            lines.append(" & ".join(latex_escape(c) for c in cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    caption = " ".join([table.title + ".", "Each cell: ours (paper).", *table.notes])
+    lines += [rf"\caption{{{latex_escape(caption)}}}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_compared(table: ComparedTable, csv: str | Path, md: str | Path, tex: str | Path) -> None:
+    """The three forms of ``table``, each written atomically."""
+    with atomic_open(csv) as handle:
+        to_frame(table).to_csv(handle, index=False)
+    with atomic_open(md) as handle:
+        handle.write(to_markdown(table))
+    with atomic_open(tex) as handle:
+        handle.write(to_latex(table))

@@ -1,0 +1,60 @@
+"""The ours-beside-the-paper table writer (xling.report.compare)."""
+
+import pandas as pd
+
+from xling.report.compare import (
+    NOT_COMPUTED,
+    ComparedRow,
+    ComparedTable,
+    compact_cell,
+    to_frame,
+    to_latex,
+    to_markdown,
+    write_compared,
+)
+
+
+def _table():
+    rows = [
+        ComparedRow("Default", {"NER": 70.31, "LAS": None}, {"NER": 69.2, "LAS": 72.1}),
+        ComparedRow(
+            "Sep Emb",
+            {"NER": 60.0, "LAS": 50.0},
+            {"NER": 62.0},
+            spread={"NER": 1.26},
+            group="Sharing",
+            suspect=frozenset({"NER"}),
+        ),
+    ]
+    return ComparedTable("Table X", ["NER", "LAS"], rows, notes=["† copied in the paper"])
+
+
+def test_cells_say_ours_then_paper_and_never_invent_a_number():
+    table = _table()
+    default, sep = table.rows
+    assert compact_cell(table, default, "NER") == "70.3 (69.2)"
+    assert compact_cell(table, default, "LAS") == f"{NOT_COMPUTED} (72.1)"
+    assert compact_cell(table, sep, "NER") == "60.0 ± 1.3 (62.0†)"
+    assert compact_cell(table, sep, "LAS") == "50.0"
+
+
+def test_csv_has_separate_columns_and_empty_cells_where_missing(tmp_path):
+    table = _table()
+    frame = to_frame(table)
+    assert list(frame.columns[:6]) == ["group", "row", "NER", "NER std", "NER paper", "NER diff"]
+    assert abs(frame.loc[0, "NER diff"] - 1.11) < 1e-9
+    assert pd.isna(frame.loc[0, "LAS"]) and pd.isna(frame.loc[0, "LAS diff"])
+    assert frame.loc[0, "LAS paper"] == 72.1
+    write_compared(table, tmp_path / "t.csv", tmp_path / "t.md", tmp_path / "t.tex")
+    back = pd.read_csv(tmp_path / "t.csv")
+    assert back.shape == frame.shape
+
+
+def test_markdown_and_latex_carry_groups_and_notes():
+    table = _table()
+    md = to_markdown(table)
+    assert "| **Sharing** |" in md and "† copied in the paper" in md
+    tex = to_latex(table)
+    assert r"\toprule" in tex and r"\bottomrule" in tex and r"\multicolumn{3}{l}" in tex
+    assert r"$\pm$" in tex and r"$^\dagger$" in tex
+    assert tex.count(r"\\") == 4  # header, two rows, the group caption
