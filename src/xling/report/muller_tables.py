@@ -1,0 +1,650 @@
+"""Tables 1, 2, 4, 5 and 6-8 of Muller et al. (2021) from ``scores.csv`` and ``similarity.csv``.
+
+Every table is a :class:`~xling.report.compare.ComparedTable` in the paper's layout, each cell ours
+beside the paper's number (:mod:`xling.papers.muller2021`), written by :func:`write_tables`.
+
+How a cell is computed (scores x100, like the paper):
+
+* an absolute score (Ref, Table 5) is the mean over seeds of the selected run's score; its spread
+  is the standard deviation over seeds (``ddof=1``; none with one seed);
+* a Δ is RANDOM-INIT minus Ref, each the mean over its seeds (seeds are not paired); its spread is
+  the standard deviation over seeds of the RANDOM-INIT scores;
+* SRC-X is the mean over the target languages other than the source (the seed-mean of each target,
+  then the mean over targets); its Δ takes the targets both the group and Ref evaluated; its spread
+  is the standard deviation over seeds of the per-seed mean over targets.
+
+A language, group or task this run did not compute prints ``n/c`` beside the paper's number; a
+language, group, source or evaluation set the paper does not have gets ours alone (rows after the
+paper's rows, columns after the paper's columns). Nothing here raises on a missing cell.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from xling.analysis.spearman import gap_similarity_correlation
+from xling.errors import InputFileError
+from xling.papers import muller2021 as paper
+from xling.report.compare import SUSPECT_MARK, ComparedRow, ComparedTable, write_compared
+
+SCORE_COLUMNS = (
+    "experiment", "task", "source", "group", "seed", "evaluation", "lang", "split", "score",
+    "hp_id",
+)  # fmt: skip
+SIMILARITY_COLUMNS = ("model", "task", "group", "seed", "source", "target", "layer", "cka")
+_SCORE_TEXT = ("experiment", "task", "source", "group", "evaluation", "lang", "split", "hp_id")
+_SIMILARITY_TEXT = ("model", "task", "group", "source", "target")
+REF = paper.REF
+MEAN = paper.MEAN
+TABLE_NAMES = ("table1", "table2", "table4", "table5", "table6", "table7", "table8")
+# Our evaluation set put beside a paper row of Table 2 whose config name differs: the demo's plain
+# French test set `fr` beside the paper's plain French row (Fr Wiki / Fr. / Fr).
+DEFAULT_TABLE2_ALIASES = {"fr": "fr_wiki"}
+
+
+# --- inputs ------------------------------------------------------------------------------------
+
+
+def _checked(frame: pd.DataFrame, required: Sequence[str], text: Sequence[str], where: str):
+    missing = [column for column in required if column not in frame.columns]
+    if missing:
+        raise InputFileError(
+            where,
+            f"missing column(s) {', '.join(missing)}",
+            fix=f"write the columns {', '.join(required)} (docs/muller.md)",
+        )
+    frame = frame.copy()
+    for column in text:
+        if column in frame.columns:
+            frame[column] = frame[column].fillna("").astype(str)
+    frame["seed"] = pd.to_numeric(frame["seed"]).astype(int)
+    return frame
+
+
+def prepare_scores(frame: pd.DataFrame, where: str = "scores.csv") -> pd.DataFrame:
+    """Check the columns of ``scores.csv`` and give every text column (``group`` too) str type."""
+    frame = _checked(frame, SCORE_COLUMNS[:-1], _SCORE_TEXT, where)
+    frame["score"] = pd.to_numeric(frame["score"]).astype(float)
+    return frame
+
+
+def prepare_similarity(frame: pd.DataFrame, where: str = "similarity.csv") -> pd.DataFrame:
+    """Check the columns of ``similarity.csv``; ``cka_debiased`` may be missing or empty."""
+    frame = _checked(frame, SIMILARITY_COLUMNS, _SIMILARITY_TEXT, where)
+    frame["layer"] = pd.to_numeric(frame["layer"]).astype(int)
+    frame["cka"] = pd.to_numeric(frame["cka"]).astype("float64")
+    if "cka_debiased" not in frame.columns:
+        frame["cka_debiased"] = np.nan
+    frame["cka_debiased"] = pd.to_numeric(frame["cka_debiased"], errors="coerce")
+    return frame
+
+
+def read_scores(path: str | Path) -> pd.DataFrame:
+    text = {column: str for column in _SCORE_TEXT}
+    return prepare_scores(pd.read_csv(path, dtype=text, keep_default_na=False), str(path))
+
+
+def read_similarity(path: str | Path) -> pd.DataFrame:
+    text = {column: str for column in _SIMILARITY_TEXT}
+    frame = pd.read_csv(path, dtype=text, keep_default_na=False, na_values={"cka_debiased": [""]})
+    return prepare_similarity(frame, str(path))
+
+
+# --- cells -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: float | None = None
+    spread: float | None = None
+
+
+def _float(value) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+class _Runs:
+    """Scores (x100) of one experiment, task and source: per (group, split) an array of seeds x
+    evaluation sets (duplicate rows of a seed averaged; NaN where a seed lacks a set)."""
+
+    def __init__(self, scores: pd.DataFrame, experiment: str, task: str, source: str):
+        rows = scores[
+            (scores["experiment"] == experiment)
+            & (scores["task"] == task)
+            & (scores["source"] == source)
+        ]
+        self.langs = dict(zip(rows["evaluation"], rows["lang"], strict=True))
+        self.arrays: dict[tuple[str, str], tuple[dict[str, int], np.ndarray]] = {}
+        if rows.empty:
+            return
+        keys = ["group", "split", "seed", "evaluation"]
+        wide = rows.groupby(keys, sort=False)["score"].mean().unstack("evaluation") * 100
+        for (group, split), part in wide.groupby(level=[0, 1], sort=False):
+            part = part.dropna(axis=1, how="all")
+            columns = {evaluation: i for i, evaluation in enumerate(part.columns)}
+            self.arrays[(group, split)] = (columns, part.to_numpy(dtype=float))
+
+    def groups(self) -> list[str]:
+        return list(dict.fromkeys(group for group, _ in self.arrays))
+
+    def evaluations(self, group: str = REF, split: str = "test") -> list[str]:
+        return list(self.arrays.get((group, split), ({}, None))[0])
+
+    def _seeds(self, group: str, evaluations: Iterable[str], split: str) -> np.ndarray:
+        """Seeds x the given evaluations this group has (in the given order)."""
+        columns, values = self.arrays.get((group, split), ({}, np.empty((0, 0))))
+        chosen = [columns[e] for e in dict.fromkeys(evaluations) if e in columns]
+        return values[:, chosen]
+
+    def has(self, group: str, evaluation: str, split: str = "test") -> bool:
+        return evaluation in self.arrays.get((group, split), ({}, None))[0]
+
+    def absolute(self, group: str, evaluations: Iterable[str], split: str = "test") -> Cell:
+        """Mean over evaluations of the seed-means; spread over seeds of the per-seed means."""
+        values = self._seeds(group, evaluations, split)
+        if values.size == 0:
+            return Cell()
+        value = float(np.mean(np.nanmean(values, axis=0)))
+        complete = values[~np.isnan(values).any(axis=1)].mean(axis=1)
+        spread = float(np.std(complete, ddof=1)) if len(complete) >= 2 else None
+        return Cell(value, spread)
+
+    def delta(self, group: str, evaluations: Iterable[str], split: str = "test") -> Cell:
+        """RANDOM-INIT minus Ref over the evaluations both computed."""
+        common = [e for e in evaluations if self.has(group, e, split) and self.has(REF, e, split)]
+        if not common:
+            return Cell()
+        init, base = self.absolute(group, common, split), self.absolute(REF, common, split)
+        return Cell(init.value - base.value, init.spread)
+
+
+# --- labels and orders -------------------------------------------------------------------------
+
+
+def _group_key(group: str) -> tuple:
+    if group == REF:
+        return (0, 0, 0)
+    if group == "all":
+        return (1, 0, 0)
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", group)
+    if match:
+        start = int(match.group(1))
+        end = int(match.group(2) or start)
+        return (2, end - start, start)
+    return (3, 0, group)
+
+
+def _is_pair(group: str) -> bool:
+    match = re.fullmatch(r"(\d+)-(\d+)", group)
+    return bool(match) and int(match.group(2)) == int(match.group(1)) + 1
+
+
+def _delta_label(group: str) -> str:
+    return "Ref" if group == REF else f"Δ{group}"
+
+
+def _plain_label(group: str) -> str:
+    return {"ref": "Ref", "all": "All"}.get(group, group)
+
+
+def language_order(codes: Iterable[str]) -> list[str]:
+    """Paper languages in the paper's order (Appendix A.1.2), then the others alphabetically."""
+    codes = set(codes)
+    known = [code for code in paper.LANGUAGES if code in codes]
+    return known + sorted(codes - set(known))
+
+
+def _name(code: str) -> str:
+    return paper.LANGUAGES.get(code, code)
+
+
+def _tasks(scores: pd.DataFrame, experiment: str) -> list[str]:
+    ours = scores.loc[scores["experiment"] == experiment, "task"]
+    return [*paper.TASKS, *sorted(set(ours) - set(paper.TASKS))]
+
+
+def _task_heading(task: str) -> str:
+    name = paper.TASK_NAMES.get(task, task)
+    metric = paper.TASK_METRICS.get(task)
+    return f"{name} ({metric})" if metric else name
+
+
+def _sources(scores, experiment: str, paper_sources, sources: Sequence[str] | None) -> list[str]:
+    if sources is None:
+        sources = sorted(set(scores.loc[scores["experiment"] == experiment, "source"]))
+    ours = list(sources)
+    return list(paper_sources) + [s for s in language_order(ours) if s not in paper_sources]
+
+
+def _targets(runs: _Runs, source: str, languages: Sequence[str] | None) -> list[str]:
+    targets = [t for t in runs.evaluations(REF) if t != source]
+    if languages is not None:
+        targets = [t for t in targets if t in languages]
+    return language_order(targets)
+
+
+def _seeds_line(scores: pd.DataFrame, experiment: str) -> str:
+    rows = scores[scores["experiment"] == experiment]
+    seeds = sorted(set(rows["seed"]))
+    if not seeds:
+        return f"This run has no `{experiment}` scores: every cell of ours is n/c."
+    return f"Seeds of this run: {', '.join(map(str, seeds))} (the paper: {paper.SEEDS} seeds)."
+
+
+def _title(text: str, study: str) -> str:
+    return f"{text} (study: {study})" if study else text
+
+
+_MEAN_SPREAD = (
+    "Ours: mean over seeds, ± the standard deviation over seeds (for a Δ, of the RANDOM-INIT "
+    "runs); Δ = RANDOM-INIT minus Ref, each a mean over its seeds; scores x100."
+)
+
+
+def _row(label, group, ours: Mapping[str, Cell], paper_row: Mapping[str, float | None], suspect=()):
+    return ComparedRow(
+        label,
+        ours={column: cell.value for column, cell in ours.items()},
+        paper=dict(paper_row),
+        spread={column: cell.spread for column, cell in ours.items()},
+        group=group,
+        suspect=frozenset(suspect),
+    )
+
+
+def _pair_columns(scores: pd.DataFrame, experiment: str, fixed: Sequence[str]) -> list[str]:
+    ours = {g for g in scores.loc[scores["experiment"] == experiment, "group"] if _is_pair(g)}
+    return [*fixed, *sorted(ours - set(fixed), key=_group_key)]
+
+
+def _delta_cells(runs: _Runs, groups: Sequence[str], evaluations: Sequence[str]) -> dict:
+    cells = {_delta_label(REF): runs.absolute(REF, evaluations)}
+    for group in groups:
+        cells[_delta_label(group)] = runs.delta(group, evaluations)
+    return cells
+
+
+def _paper_cells(row: Mapping[str, float | None] | None, groups: Sequence[str]) -> dict:
+    if not row:
+        return {}
+    return {_delta_label(g): row.get(g) for g in (REF, *groups) if g in row}
+
+
+# --- Table 1 and Tables 6-8 --------------------------------------------------------------------
+
+
+def build_table1(
+    scores: pd.DataFrame,
+    *,
+    sources: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
+    study: str = "",
+) -> ComparedTable:
+    """Table 1: SRC-SRC and SRC-X rows per task, Ref and Δ per pair of consecutive layers."""
+    groups = _pair_columns(scores, "transfer", paper.PAIR_GROUPS)
+    rows, counts = [], []
+    for task in _tasks(scores, "transfer"):
+        heading = _task_heading(task)
+        every = _sources(scores, "transfer", paper.SOURCES, sources)
+        runs = {s: _Runs(scores, "transfer", task, s) for s in every}
+        for source in every:
+            cells = _delta_cells(runs[source], groups, [source])
+            paper_row = paper.TABLE1.get(task, {}).get((source, source))
+            label = f"{source.upper()} - {source.upper()}"
+            rows.append(_row(label, heading, cells, _paper_cells(paper_row, groups)))
+        for source in every:
+            targets = _targets(runs[source], source, languages)
+            if targets:
+                counts.append(f"{task} {source.upper()}-X: {len(targets)}")
+            cells = _delta_cells(runs[source], groups, targets)
+            paper_row = paper.TABLE1.get(task, {}).get((source, MEAN))
+            label = f"{source.upper()} - X"
+            rows.append(_row(label, heading, cells, _paper_cells(paper_row, groups)))
+    description = [
+        "RANDOM-INIT of pairs of consecutive layers (1-based; 0 = embeddings) against no "
+        "RANDOM-INIT (Ref). SRC-X: mean over the target languages other than the source (the "
+        "paper: 16 targets; this run: " + ("; ".join(counts) or "none") + ").",
+        _MEAN_SPREAD,
+        _seeds_line(scores, "transfer"),
+    ]
+    return ComparedTable(
+        _title("Table 1 (Muller et al. 2021): RANDOM-INIT of pairs of layers", study),
+        [_delta_label(g) for g in (REF, *groups)],
+        rows,
+        description=description,
+        notes=[
+            "Table 8 prints a different EN-EN NER row (83.27, -2.64, ...) than Table 1 (83.30, "
+            "-2.66, ...); the paper's SRC-X rows are not the means of its per-target rows "
+            "(Tables 6-8)."
+        ],
+        digits=2,
+        row_heading="SRC - TRG",
+    )
+
+
+def build_appendix_table(
+    scores: pd.DataFrame,
+    task: str,
+    *,
+    sources: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
+    study: str = "",
+) -> ComparedTable:
+    """Table 6 (parsing), 7 (POS) or 8 (NER): every source-target pair, Ref and Δ per pair."""
+    number = paper.APPENDIX_TABLES[task]
+    paper_rows = paper.TABLES_6_8[task]
+    groups = _pair_columns(scores, "transfer", paper.PAIR_GROUPS)
+    rows, notes = [], []
+    for source in _sources(scores, "transfer", paper.SOURCES, sources):
+        runs = _Runs(scores, "transfer", task, source)
+        caption = f"Source: {_name(source)}"
+        ours_targets = _targets(runs, source, languages)
+        paper_targets = [t for (s, t) in paper_rows if s == source and t not in (source, MEAN)]
+        order = [source, *paper_targets, *(t for t in ours_targets if t not in paper_targets)]
+        for target in [*order, MEAN]:
+            evaluations = ours_targets if target == MEAN else [target]
+            cells = _delta_cells(runs, groups, evaluations)
+            suspect_cells = paper.SUSPECT_CELLS.get((task, source, target), {})
+            suspect = [_delta_label(g) for g in suspect_cells]
+            for group, why in suspect_cells.items():
+                notes.append(
+                    f"{SUSPECT_MARK} {paper.pair_label(source, target)}, {_delta_label(group)}: "
+                    f"{why}."
+                )
+            row = _paper_cells(paper_rows.get((source, target)), groups)
+            for column, value in row.items():
+                if value is None:
+                    notes.append(
+                        f"{paper.pair_label(source, target)}, {column}: blank in the paper."
+                    )
+            rows.append(_row(paper.pair_label(source, target), caption, cells, row, suspect))
+    description = [
+        f"Per source and target language ({paper.TASK_NAMES[task]}, "
+        f"{paper.TASK_METRICS[task]}). The paper heads these Δ columns Δ0-1 .. Δ10-11; its "
+        "same-language and X (mean) rows are Table 1's, whose columns read Δ1-2 .. Δ11-12, the "
+        "names used here. X (mean): mean over the targets other than the source.",
+        _MEAN_SPREAD,
+        _seeds_line(scores, "transfer"),
+    ]
+    return ComparedTable(
+        _title(f"Table {number} (Muller et al. 2021): {paper.TASK_NAMES[task]}, per pair", study),
+        [_delta_label(g) for g in (REF, *groups)],
+        rows,
+        description=description,
+        notes=notes,
+        digits=2,
+        row_heading="SOURCE - TARGET",
+    )
+
+
+# --- Table 2 -----------------------------------------------------------------------------------
+
+
+def build_table2(
+    scores: pd.DataFrame,
+    *,
+    aliases: Mapping[str, str] | None = None,
+    study: str = "",
+) -> ComparedTable:
+    """Table 2: the ``domain`` experiment, English in-domain fine-tuning, other domains and French.
+
+    A paper row takes our evaluation set of the same name, else one that ``aliases`` maps to it
+    (default :data:`DEFAULT_TABLE2_ALIASES`); our other sets get rows of their own, in the domain
+    section when their language is the source's, else in the cross-language section.
+    """
+    aliases = DEFAULT_TABLE2_ALIASES if aliases is None else aliases
+    domain = scores[scores["experiment"] == "domain"]
+    ours_groups = {g for g in domain["group"] if g != REF}
+    groups = [*paper.DOMAIN_GROUPS, *sorted(ours_groups - set(paper.DOMAIN_GROUPS), key=_group_key)]
+    rows, matched_notes = [], []
+    for task in _tasks(scores, "domain"):
+        heading = paper.TASK_NAMES.get(task, task)
+        for source in _sources(scores, "domain", (paper.TABLE2_SOURCE,), None):
+            runs = _Runs(scores, "domain", task, source)
+            ours = [e for e in runs.evaluations(REF) if e]
+            ours += [e for g in runs.groups() for e in runs.evaluations(g) if e not in ours]
+            paper_rows = paper.TABLE2.get(task, ()) if source == paper.TABLE2_SOURCE else ()
+            matched = {}
+            for row in paper_rows:
+                if row.evaluation in ours:
+                    matched[row.evaluation] = row.evaluation
+            for evaluation in ours:
+                key = aliases.get(evaluation)
+                free = evaluation not in matched.values() and key and key not in matched
+                if free and any(row.evaluation == key for row in paper_rows):
+                    matched[key] = evaluation
+                    matched_notes.append(f"{heading}: paper row {key} <- our set {evaluation}")
+            extra = [e for e in ours if e not in matched.values()]
+            for section, caption in (("domain", "domain analyses"), ("cross", "cross-language")):
+                group_caption = f"{heading}: {caption}" + (
+                    "" if source == paper.TABLE2_SOURCE else f" (source {source})"
+                )
+                for row in paper_rows:
+                    if row.section != section:
+                        continue
+                    evaluation = matched.get(row.evaluation)
+                    cells = _delta_cells(runs, groups, [evaluation] if evaluation else [])
+                    paper_cells = _paper_cells(row.values, groups)
+                    rows.append(_row(row.label, group_caption, cells, paper_cells))
+                for evaluation in extra:
+                    same = runs.langs.get(evaluation, "") == source
+                    if (section == "domain") != same:
+                        continue
+                    cells = _delta_cells(runs, groups, [evaluation])
+                    label = f"{source.capitalize()} - {evaluation}"
+                    rows.append(_row(label, group_caption, cells, {}))
+    description = [
+        "Fine-tuned on the source's in-domain training set, evaluated on test sets of other "
+        "domains of the same language and of another language (experiment `domain`). The paper "
+        "heads the groups Δ0-1 .. Δ10-11, kept here (0 = embeddings: 0-1 = embeddings + layer 1).",
+        _MEAN_SPREAD,
+        _seeds_line(scores, "domain"),
+    ]
+    notes = [f"Matched by alias: {'; '.join(matched_notes)}."] if matched_notes else []
+    return ComparedTable(
+        _title("Table 2 (Muller et al. 2021): RANDOM-INIT across domains", study),
+        [_delta_label(g) for g in (REF, *groups)],
+        rows,
+        description=description,
+        notes=notes,
+        digits=2,
+        row_heading="SRC - TRG",
+    )
+
+
+# --- Table 4 -----------------------------------------------------------------------------------
+
+TABLE4_COLUMNS = ("Fine-tuned", "Pretrained", "p fine-tuned", "p pretrained")
+
+
+def build_table4(
+    scores: pd.DataFrame,
+    similarity: pd.DataFrame,
+    *,
+    source: str = "en",
+    include_source: bool = False,
+    measure: str = "cka",
+    study: str = "",
+) -> ComparedTable:
+    """Table 4: Spearman ρ (and p-value) of the cross-lang gap against the layer-averaged
+    similarity, fine-tuned (Ref) and pretrained, per task; fewer than 3 languages give n/c."""
+    tasks = _tasks(scores, "transfer")
+    found = gap_similarity_correlation(
+        scores,
+        similarity,
+        source=source,
+        tasks=tasks,
+        measure=measure,
+        include_source=include_source,
+        skip_too_few=True,
+    )
+    rows, counts = [], []
+    for task in tasks:
+        result = found[found["task"] == task].set_index("kind")
+        ours: dict[str, Cell] = {}
+        for kind, column, p_column in (
+            ("finetuned", "Fine-tuned", "p fine-tuned"),
+            ("pretrained", "Pretrained", "p pretrained"),
+        ):
+            if kind in result.index:
+                ours[column] = Cell(_float(result.loc[kind, "rho"]))
+                ours[p_column] = Cell(_float(result.loc[kind, "p_value"]))
+                counts.append(f"{task} {kind}: n = {int(result.loc[kind, 'n'])}")
+        paper_row = paper.TABLE4.get(task, {}) if source == "en" else {}
+        paper_cells = {
+            "Fine-tuned": paper_row.get("finetuned"),
+            "Pretrained": paper_row.get("pretrained"),
+        }
+        rows.append(_row(paper.TASK_NAMES.get(task, task), "", ours, paper_cells))
+    description = [
+        f"Spearman ρ over target languages (source {source}) between the cross-lang gap (same-"
+        "language minus target test score, Ref models, means over seeds) and the cross-lingual "
+        f"similarity ({measure}, mean over seeds, averaged over all layers), with its two-sided "
+        "p-value (scipy.stats.spearmanr). The paper: 17 languages per task, no p-values.",
+        "Languages per correlation: "
+        + ("; ".join(counts) or "none")
+        + "; fewer than 3 = n/c."
+        + (" The source itself counts (gap 0, similarity 1)." if include_source else ""),
+    ]
+    notes = [
+        "A larger similarity should come with a smaller gap (ρ < 0); the paper prints positive "
+        "correlations. Section 4.3 quotes the fine-tuned POS correlation as 0.75, Table 4 as 0.74."
+    ]
+    return ComparedTable(
+        _title("Table 4 (Muller et al. 2021): cross-lang gap vs cross-lingual similarity", study),
+        list(TABLE4_COLUMNS),
+        rows,
+        description=description,
+        notes=notes,
+        digits=3,
+        row_heading="Task",
+    )
+
+
+# --- Table 5 -----------------------------------------------------------------------------------
+
+
+def build_table5(
+    scores: pd.DataFrame,
+    *,
+    source: str = paper.TABLE5_SOURCE,
+    languages: Sequence[str] | None = None,
+    study: str = "",
+) -> ComparedTable:
+    """Table 5: absolute scores of the source's models per RANDOM-INIT group: the source's dev and
+    test sets, then the target languages."""
+    transfer = scores[(scores["experiment"] == "transfer") & (scores["source"] == source)]
+    ours_groups = {g for g in transfer["group"] if g != REF}
+    fixed = paper.TABLE5_GROUPS
+    groups = [REF, *fixed, *sorted(ours_groups - set(fixed), key=_group_key)]
+    with_paper = source == paper.TABLE5_SOURCE
+    rows = []
+    for task in _tasks(scores, "transfer"):
+        runs = _Runs(scores, "transfer", task, source)
+        heading = _task_heading(task)
+        paper_rows = paper.TABLE5.get(task, {}) if with_paper else {}
+        paper_targets = [lang for (lang, split) in paper.TABLE5_ROWS if lang != source]
+        if not with_paper:
+            paper_targets = []
+        ours = _targets(runs, source, languages)
+        targets = [*paper_targets, *(t for t in ours if t not in paper_targets)]
+        keys = [(source, "dev"), (source, "test"), *((t, "test") for t in targets)]
+        for lang, split in keys:
+            cells = {_plain_label(g): runs.absolute(g, [lang], split) for g in groups}
+            label = f"{_name(lang)} {split}" if lang == source else _name(lang)
+            paper_row = paper_rows.get((lang, split), {})
+            paper_cells = {_plain_label(g): paper_row[g] for g in groups if g in paper_row}
+            rows.append(_row(label, heading, cells, paper_cells))
+    stds = "; ".join(
+        f"{task} {'/'.join(map(str, summary))}"
+        for task, summary in paper.TABLE5_STD_SUMMARY.items()
+    )
+    description = [
+        f"Absolute scores, source {_name(source)}, per RANDOM-INIT group (All = every layer "
+        "re-initialised, a model trained from scratch on the task). The source's dev set is the "
+        "selection set; every other row is a test set.",
+        "Ours: mean over seeds ± the standard deviation over seeds; scores x100. "
+        + _seeds_line(scores, "transfer"),
+        f"The paper's std over its 5 seeds (min/median/max): {stds}.",
+    ]
+    return ComparedTable(
+        _title("Table 5 (Muller et al. 2021): RANDOM-INIT of sets of layers", study),
+        [_plain_label(g) for g in groups],
+        rows,
+        description=description,
+        notes=[
+            "The paper's English test Ref (88.59, 96.53, 83.06) is not Table 1's En-En Ref "
+            "(88.98, 96.51, 83.30): the two tables come from different runs."
+        ],
+        digits=2,
+        row_heading="Eval",
+    )
+
+
+# --- all of them -------------------------------------------------------------------------------
+
+
+def build_tables(
+    scores: pd.DataFrame,
+    similarity: pd.DataFrame,
+    *,
+    study: str = "",
+    sources: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
+    table2_aliases: Mapping[str, str] | None = None,
+    correlation_source: str = "en",
+    include_source: bool = False,
+    names: Iterable[str] = TABLE_NAMES,
+) -> dict[str, ComparedTable]:
+    """The tables named in ``names`` (``table1`` .. ``table8``, no ``table3``)."""
+    names = list(names)
+    unknown = sorted(set(names) - set(TABLE_NAMES))
+    if unknown:
+        raise ValueError(f"unknown table(s) {unknown}: expected some of {TABLE_NAMES}")
+    builders = {
+        "table1": lambda: build_table1(scores, sources=sources, languages=languages, study=study),
+        "table2": lambda: build_table2(scores, aliases=table2_aliases, study=study),
+        "table4": lambda: build_table4(
+            scores,
+            similarity,
+            source=correlation_source,
+            include_source=include_source,
+            study=study,
+        ),
+        "table5": lambda: build_table5(scores, languages=languages, study=study),
+    }
+    for task, number in paper.APPENDIX_TABLES.items():
+        builders[f"table{number}"] = lambda task=task: build_appendix_table(
+            scores, task, sources=sources, languages=languages, study=study
+        )
+    return {name: builders[name]() for name in names}
+
+
+def write_tables(
+    scores: pd.DataFrame,
+    similarity: pd.DataFrame,
+    outputs: Mapping[str, str | Path],
+    **options,
+) -> list[str]:
+    """Write every table whose ``<name>_csv``, ``<name>_md`` and ``<name>_tex`` are in
+    ``outputs`` (e.g. ``table1_csv``); returns the names written. ``options`` go to
+    :func:`build_tables`."""
+    names = [name for name in TABLE_NAMES if f"{name}_csv" in outputs]
+    for name in names:
+        missing = [f"{name}_{kind}" for kind in ("md", "tex") if f"{name}_{kind}" not in outputs]
+        if missing:
+            raise ValueError(f"outputs name {name}_csv but not {', '.join(missing)}")
+    scores, similarity = prepare_scores(scores), prepare_similarity(similarity)
+    tables = build_tables(scores, similarity, names=names, **options)
+    for name, table in tables.items():
+        write_compared(table, outputs[f"{name}_csv"], outputs[f"{name}_md"], outputs[f"{name}_tex"])
+    return names
