@@ -10,6 +10,8 @@ import pytest
 import torch
 
 from tests.finetune_world import build_world, make_model, task_data
+from xling.analysis.loading import load_model_and_tokenizer
+from xling.analysis.similarity import cka_rows
 from xling.finetune import FinetuneSettings, run_finetune
 from xling.model import (
     EncoderConfig,
@@ -239,6 +241,10 @@ def test_our_job_with_random_init_saves_the_selected_encoder(tmp_path):
     for name, param in expected.state_dict().items():
         assert torch.equal(reloaded.state_dict()[name], param), name
     tokenizer, original = load_encoder_tokenizer(saved), world[1]
+    # What the cka rule runs on a model directory (workflow/scripts/cka.py).
+    lines = ["Zokalo sees the Qutari .", "a Zomi eats", "the Zo runs", "a Qukalo sees"]
+    rows = cka_rows(*load_model_and_tokenizer(saved), lines, lines, ("en", "fr"), 4, False, 0)
+    assert [r["layer"] for r in rows] == [0, 1, 2] * 2
     line = "Zokalo sees the Qutari ."
     for lang in ("en", "fr"):
         assert tokenizer.encode_line(line, lang) == original.encode_line(line, lang)
