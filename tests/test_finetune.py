@@ -144,7 +144,9 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
         "dev",
         "test",
         "epochs",
+        "random_init",
     }
+    assert saved["random_init"] is None
     assert saved["hp"] == {"batch_size": 8, "lr": 0.01} and saved["hp_id"] == "bs8_lr0.01"
     assert saved["metric"] == "span_f1" and saved["pair"] == "en-fr"
     history = [e["dev"]["en"] for e in saved["epochs"]]

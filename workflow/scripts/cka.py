@@ -2,19 +2,16 @@
 
 import _bootstrap
 
-from xling.analysis.loading import write_rows_csv
+from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
 from xling.analysis.similarity import cka_rows
 from xling.fileio import read_lines
-from xling.model import load_pretrained
-from xling.vocab import SubwordTokenizer
 
 
 def main(smk):
     import torch
 
     torch.set_num_threads(smk.threads)
-    model = load_pretrained(smk.input.model)
-    tokenizer = SubwordTokenizer.load(f"{smk.input.model}/tokenizer")
+    model, tokenizer = load_model_and_tokenizer(smk.input.model)
     source_lines, target_lines = read_lines(smk.input.source), read_lines(smk.input.target)
     settings = smk.params.settings
     rows = cka_rows(

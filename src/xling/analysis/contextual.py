@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from xling.analysis.representations import encode_framed, sentence_capacity
+from xling.analysis.representations import encode_framed, framing, sentence_capacity
 from xling.model import MLMEncoder
 from xling.vocab import SubwordTokenizer
 from xling.vocab.codes import SEPARATOR
@@ -211,9 +211,7 @@ class _Batch:
     def flush(self, model: MLMEncoder, tokenizer: SubwordTokenizer, lang: str, sums: _WordSums):
         if not self.sentence_ids:
             return
-        hidden, content = encode_framed(
-            model, self.sentence_ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id
-        )
+        hidden, content = encode_framed(model, self.sentence_ids, lang, **framing(tokenizer))
         rows = torch.as_tensor(self.rows, dtype=torch.long)
         counted = rows >= 0
         weights = torch.as_tensor(self.weights, dtype=torch.float64)[counted].unsqueeze(-1)

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from xling.atomic import atomic_open
 from xling.fileio import StrPath
 
 
 def load_model_and_tokenizer(model_dir: StrPath):
-    """``(model, tokenizer)`` of a pretrained model directory (model.safetensors + tokenizer/)."""
-    from xling.model import load_pretrained
-    from xling.vocab import SubwordTokenizer
+    """``(model, tokenizer)`` of a model directory (ours: model.safetensors + tokenizer/; or a
+    transformers encoder, a directory or hub id), through :func:`xling.model.load_encoder`."""
+    from xling.model import load_encoder, load_encoder_tokenizer
 
-    return load_pretrained(model_dir), SubwordTokenizer.load(Path(model_dir) / "tokenizer")
+    return load_encoder(model_dir), load_encoder_tokenizer(model_dir)
 
 
 def write_rows_csv(path: StrPath, rows: list[dict]) -> None:

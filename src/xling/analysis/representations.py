@@ -2,7 +2,9 @@
 excluded (Wu §5.1.3, §5.2).
 
 Every analysis frames a sentence the same way, through :func:`encode_framed`: ``</s> ids </s>``
-(XLM's pretraining streams never contain ``<s>``), ``ids`` cut to the model's positions.
+(XLM's pretraining streams never contain ``<s>``), ``ids`` cut to the model's positions; BERT's
+tokenizer opens with its own start token, ``[CLS] ids [SEP]`` (:func:`framing` gives the ids).
+Either way only ``ids`` enter a mean.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from xling.model import MLMEncoder
+from xling.finetune.encoding import sentence_start_id
+from xling.model.interface import Encoder
 
 
 def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -23,23 +26,41 @@ def pad_batch(sequences: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Te
     return ids, ids != pad_id
 
 
-def sentence_capacity(model: MLMEncoder) -> int:
+def framing(tokenizer) -> dict[str, int]:
+    """The special ids that frame and pad a sentence for ``tokenizer``'s model, as keyword
+    arguments of :func:`encode_framed` and :func:`mean_pooled_layers`."""
+    return {
+        "eos_id": tokenizer.eos_id,
+        "pad_id": tokenizer.pad_id,
+        "start_id": sentence_start_id(tokenizer),
+    }
+
+
+def sentence_capacity(model: Encoder) -> int:
     """Subword tokens that fit in one framed sentence: the model's positions less two ``</s>``."""
     return model.config.max_positions - 2
 
 
 @torch.no_grad()
 def encode_framed(
-    model: MLMEncoder, sentences: Sequence[Sequence[int]], lang: str, *, eos_id: int, pad_id: int
+    model: Encoder,
+    sentences: Sequence[Sequence[int]],
+    lang: str,
+    *,
+    eos_id: int,
+    pad_id: int,
+    start_id: int | None = None,
 ) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
     """Hidden states L0..Ln, each (batch x length x dim), of one batch of sentences framed as
-    ``</s> ids </s>``, and the (batch x length) mask of the ``ids`` positions.
+    ``</s> ids </s>`` (``start_id``, if given, in place of the first ``</s>``), and the
+    (batch x length) mask of the ``ids`` positions.
 
     ``ids`` beyond :func:`sentence_capacity` are cut. ``hidden[mask]`` lists the states of the ids
     in order: sentence by sentence, token by token. Tensors are on the model's device.
     """
     capacity = sentence_capacity(model)
-    framed = [[eos_id, *s[:capacity], eos_id] for s in sentences]
+    start = eos_id if start_id is None else start_id
+    framed = [[start, *s[:capacity], eos_id] for s in sentences]
     ids, attention = pad_batch(framed, pad_id)
     content = attention.clone()
     content[:, 0] = False
@@ -52,18 +73,19 @@ def encode_framed(
 
 
 def mean_pooled_layers(
-    model: MLMEncoder,
+    model: Encoder,
     sentences: Sequence[Sequence[int]],
     lang: str,
     *,
     eos_id: int,
     pad_id: int,
+    start_id: int | None = None,
     batch_size: int = 64,
 ) -> list[np.ndarray]:
     """For every layer L0..Ln, an (n_sentences x dim) float64 array of mean-pooled states.
 
     Each sentence is given as subword ids without special tokens; it is encoded by
-    :func:`encode_framed` and pooled over ``ids`` only.
+    :func:`encode_framed` and pooled over ``ids`` only (no start, end or padding token).
     """
     if any(len(s) == 0 for s in sentences):
         raise ValueError("a sentence has no subword tokens; drop empty sentences before pooling")
@@ -71,7 +93,9 @@ def mean_pooled_layers(
     per_layer: list[list[np.ndarray]] | None = None
     for start in range(0, len(sentences), batch_size):
         chunk = sentences[start : start + batch_size]
-        hidden, content = encode_framed(model, chunk, lang, eos_id=eos_id, pad_id=pad_id)
+        hidden, content = encode_framed(
+            model, chunk, lang, eos_id=eos_id, pad_id=pad_id, start_id=start_id
+        )
         weights = content.to(torch.float64).unsqueeze(-1)
         pooled = [(h.to(torch.float64) * weights).sum(1) / weights.sum(1) for h in hidden]
         if per_layer is None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xling.analysis.alignment import iterative_normalization, procrustes, retrieval_p_at_1
-from xling.analysis.representations import mean_pooled_layers
+from xling.analysis.representations import framing, mean_pooled_layers
 from xling.fileio import StrPath, read_lines, require_file
 
 TATOEBA_FIX = (
@@ -41,7 +41,7 @@ def encoded_lines(tokenizer, lines: Sequence[str], lang: str, limit: int | None 
 
 def pooled(side: tuple, ids) -> list[np.ndarray]:
     model, tokenizer, lang = side
-    return mean_pooled_layers(model, ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id)
+    return mean_pooled_layers(model, ids, lang, **framing(tokenizer))
 
 
 def sentence_retrieval_rows(

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 import torch
 
 from xling.analysis.cka import cka
-from xling.analysis.representations import mean_pooled_layers
+from xling.analysis.representations import framing, mean_pooled_layers
 from xling.model import MLMEncoder
+from xling.model.random_init import random_like
 
 
 def parallel_ids(
@@ -67,9 +68,8 @@ def cka_rows(
     )
     if len(source_ids) < 4:
         raise ValueError(f"only {len(source_ids)} usable parallel sentences; CKA needs at least 4")
-    special_ids = {"eos_id": tokenizer.eos_id, "pad_id": tokenizer.pad_id}
-    torch.manual_seed(seed)
-    random_encoder = MLMEncoder(model.config)
+    special_ids = framing(tokenizer)
+    random_encoder = random_like(model, seed)
     rows = []
     for name, target_model in (("trained", model), ("random", random_encoder)):
         scores = layerwise_cka(
@@ -128,9 +128,7 @@ def figure7_rows(
     random_target = MLMEncoder(target[0].config)
 
     def pooled(model, ids, tokenizer, lang):
-        return mean_pooled_layers(
-            model, ids, lang, eos_id=tokenizer.eos_id, pad_id=tokenizer.pad_id
-        )
+        return mean_pooled_layers(model, ids, lang, **framing(tokenizer))
 
     # The English side through its monolingual model serves two comparisons: encode it once.
     english = pooled(source[0], encoded[0], source[1], source[2])

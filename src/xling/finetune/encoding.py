@@ -6,6 +6,11 @@ start (``<s>`` is never seen in pretraining, docs/contracts.md section 3: every 
 by ``</s>``), so the boundary token has a trained embedding in every language, which matters when
 language-specific embeddings are frozen. Position 0 is the "first token" of the XNLI head and the
 ROOT of the parser.
+
+Other encoders frame sentences differently: BERT writes ``[CLS] tokens [SEP]`` and
+``[CLS] premise [SEP] hypothesis [SEP]``, a start token distinct from the separator. A tokenizer
+says so with an optional ``start_id`` (:func:`sentence_start_id`); ours has ``start_id == eos_id``,
+so its encodings are the XLM ones above, unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +23,15 @@ import torch
 
 
 class Tokenizer(Protocol):
-    """What fine-tuning needs from ``xling.vocab.SubwordTokenizer``."""
+    """What fine-tuning needs from a tokenizer (``xling.vocab.SubwordTokenizer``,
+    ``xling.model.hf.HFTokenizer``).
+
+    ``eos_id`` ends a sentence and separates the two of a pair. A tokenizer may also have a
+    ``start_id``, written at the start of the input (BERT's ``[CLS]``); without one the input
+    starts with ``eos_id`` too (XLM). It is optional, not a protocol member, so that the small
+    stand-ins tests write need not have it. (Not ``bos_id``: SubwordTokenizer's ``bos_id`` is
+    ``<s>``, a token that XLM-style inputs never contain.)
+    """
 
     pad_id: int
     unk_id: int
@@ -27,6 +40,13 @@ class Tokenizer(Protocol):
     def encode_words(self, words: list[str], lang: str) -> list[list[int]]: ...
 
     def encode_line(self, raw_line: str, lang: str) -> list[int]: ...
+
+
+def sentence_start_id(tokenizer: Tokenizer) -> int:
+    """The id that opens every input: the tokenizer's ``start_id`` if it has one, else
+    ``eos_id``."""
+    start = getattr(tokenizer, "start_id", None)
+    return tokenizer.eos_id if start is None else start
 
 
 @dataclass(frozen=True)
@@ -46,9 +66,16 @@ class AlignedWords:
 
 
 def align_first_subwords(
-    word_pieces: Sequence[Sequence[int]], *, boundary_id: int, unk_id: int, max_length: int
+    word_pieces: Sequence[Sequence[int]],
+    *,
+    boundary_id: int,
+    unk_id: int,
+    max_length: int,
+    start_id: int | None = None,
 ) -> AlignedWords:
     """Concatenate per-word subword ids between two boundaries, keeping first-subword positions.
+
+    The input opens with ``start_id`` (None: ``boundary_id``) and ends with ``boundary_id``.
 
     A word without any subword becomes ``[unk_id]`` (so every later label keeps its word). The
     input holds at most ``max_length`` tokens, boundaries included: a word is kept while its first
@@ -59,7 +86,7 @@ def align_first_subwords(
         raise ValueError(
             f"max_length must leave room for a word between two boundaries: {max_length}"
         )
-    input_ids = [boundary_id]
+    input_ids = [boundary_id if start_id is None else start_id]
     first_subword = []
     for pieces in word_pieces:
         room = max_length - 1 - len(input_ids)
@@ -86,14 +113,26 @@ def encode_words(
             "encode_words must return exactly one list per word"
         )
     return align_first_subwords(
-        pieces, boundary_id=tokenizer.eos_id, unk_id=tokenizer.unk_id, max_length=max_length
+        pieces,
+        boundary_id=tokenizer.eos_id,
+        unk_id=tokenizer.unk_id,
+        max_length=max_length,
+        start_id=sentence_start_id(tokenizer),
     )
 
 
 def encode_pair(
-    first: Sequence[int], second: Sequence[int], *, boundary_id: int, max_length: int
+    first: Sequence[int],
+    second: Sequence[int],
+    *,
+    boundary_id: int,
+    max_length: int,
+    start_id: int | None = None,
 ) -> list[int]:
-    """``</s> first </s> second </s>``, truncating the longer side first to fit ``max_length``."""
+    """``</s> first </s> second </s>``, truncating the longer side first to fit ``max_length``.
+
+    ``start_id`` replaces the first ``</s>`` (BERT: ``[CLS] first [SEP] second [SEP]``).
+    """
     budget = max_length - 3
     if budget < 2:
         raise ValueError(f"max_length {max_length} leaves no room for a sentence pair")
@@ -103,7 +142,8 @@ def encode_pair(
             first.pop()
         else:
             second.pop()
-    return [boundary_id, *first, boundary_id, *second, boundary_id]
+    start = boundary_id if start_id is None else start_id
+    return [start, *first, boundary_id, *second, boundary_id]
 
 
 def pad(sequences: Sequence[Sequence[int]], value: int) -> torch.Tensor:

@@ -34,7 +34,15 @@ from xling.finetune.training import (
     predict,
     train_epoch,
 )
-from xling.model import EncoderConfig, MLMEncoder, load_pretrained
+from xling.model import (
+    load_encoder,
+    load_encoder_config,
+    load_encoder_tokenizer,
+    model_stamp,
+    save_encoder,
+)
+from xling.model.interface import Encoder, EncoderSpec
+from xling.model.random_init import parse_group, reinitialize
 from xling.worklock import WorkDirLock
 
 log = logging.getLogger(__name__)
@@ -80,7 +88,7 @@ class Evaluation:
     test_predictions: dict[str, list]
 
 
-def freeze_language_specific(encoder: MLMEncoder) -> list[str]:
+def freeze_language_specific(encoder: Encoder) -> list[str]:
     """Stop gradients into language-specific parameters (paper, 4.3); returns their names."""
     frozen = []
     for name, param in encoder.language_specific_parameters():
@@ -90,9 +98,8 @@ def freeze_language_specific(encoder: MLMEncoder) -> list[str]:
 
 
 def load_tokenizer(model_dir: Path) -> Tokenizer:
-    from xling.vocab import SubwordTokenizer  # the vocab stage's package; imported when needed
-
-    return SubwordTokenizer.load(model_dir / "tokenizer")
+    """The tokenizer saved with the model (``model_dir/tokenizer``, or the transformers one)."""
+    return load_encoder_tokenizer(model_dir)
 
 
 def run_finetune(
@@ -110,6 +117,8 @@ def run_finetune(
     device: str | None = None,
     tokenizer: Tokenizer | None = None,
     keep_work_dir: bool = False,
+    random_init: str | None = None,
+    save_encoder_to: str | Path | None = None,
 ) -> dict:
     """Fine-tune ``model_dir`` on ``task`` with grid point ``hp``; write metrics and predictions.
 
@@ -123,6 +132,15 @@ def run_finetune(
     written the work directory is deleted (a paper study has over a thousand jobs) unless
     ``keep_work_dir``; it then holds the weights of the last and of the selected epoch. The job
     locks ``work_dir`` while it runs (:mod:`xling.worklock`): a second job on it fails at once.
+
+    ``model_dir`` is one of the study's model directories or a ``transformers`` encoder (a
+    directory or a hub id such as ``bert-base-multilingual-cased``): see
+    :func:`xling.model.load_encoder`. ``random_init`` names a group of layers re-initialised after
+    loading, before the head is built (RANDOM-INIT, :mod:`xling.model.random_init`; drawn with
+    ``settings.seed``); it is part of the resume fingerprint and written to metrics.json
+    (``"random_init"``: the group or null). ``save_encoder_to`` receives the selected epoch's
+    encoder and tokenizer, in the format :func:`xling.model.load_encoder` reads, before
+    metrics.json (the representation analyses of fine-tuned models read it).
     """
     started = time.perf_counter()
     torch.set_num_threads(threads)
@@ -131,17 +149,21 @@ def run_finetune(
     with WorkDirLock(work_dir, "fine-tuning"):
         hp = normalize_hp(task, hp)
         config = validate_job(task, model_dir, data, settings)
+        if random_init is not None:
+            parse_group(random_init, config.layers)  # a bad group stops before any reading
         run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         tokenizer = tokenizer or load_tokenizer(model_dir)
         check_tokenizer(tokenizer, config, model_dir)
         spec = make_task(task, tokenizer, settings)
         encoded = encode_files(spec, data, settings, config.max_positions)
-        model, frozen = _build_model(spec, model_dir, config, settings, run_device)
+        model, frozen = _build_model(spec, model_dir, config, settings, run_device, random_init)
         log.info(
             "%s %s on %s: %d train examples, %d frozen tensors",
             *(task, hp_id(hp), run_device, len(encoded.train.items), len(frozen)),
         )
-        fingerprint = job_fingerprint(task, hp, settings, spec, config, model_dir, data)
+        fingerprint = job_fingerprint(
+            task, hp, settings, spec, config, model_dir, data, random_init=random_init
+        )
         source_dev = encoded.dev[settings.source_lang]
         history, best_epoch = fit_epochs(
             spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
@@ -150,7 +172,9 @@ def run_finetune(
         evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
         metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
         metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": evaluation.dev}
-        metrics |= {"test": evaluation.test, "epochs": history}
+        metrics |= {"test": evaluation.test, "epochs": history, "random_init": random_init}
+        if save_encoder_to is not None:
+            save_encoder(model.encoder, save_encoder_to, tokenizer)
         write_outputs(spec, encoded, evaluation, metrics, out_dir)
         if not keep_work_dir:
             remove_work_dir(work_dir)
@@ -162,13 +186,17 @@ def run_finetune(
 # ----------------------------------------------------------------------------- validate
 def validate_job(
     task: str, model_dir: Path, data: TaskData, settings: FinetuneSettings
-) -> EncoderConfig:
+) -> EncoderSpec:
     """Check the job against the model's config before anything is read; return that config."""
     source = settings.source_lang
     if source not in data.dev:
         raise ValueError(f"data.dev has no {source} file, which epoch selection needs")
-    config = EncoderConfig.load(model_dir / "config.json")
-    missing = sorted(({source} | set(data.dev) | set(data.test)) - set(config.languages))
+    config = load_encoder_config(model_dir)
+    # The config answers whether a language can go through the model: ours need that language's
+    # parts, mBERT takes any (its config has no list of them). Asking it, rather than handing
+    # mBERT a make-believe container of every language, keeps `languages` a plain list.
+    needed = {source} | set(data.dev) | set(data.test)
+    missing = sorted(lang for lang in needed if not config.accepts_language(lang))
     if missing:
         raise ValueError(f"{model_dir} has no parts for language(s) {missing}: {config.languages}")
     if settings.max_length > config.max_positions:
@@ -179,7 +207,7 @@ def validate_job(
     return config
 
 
-def check_tokenizer(tokenizer: Tokenizer, config: EncoderConfig, model_dir: Path) -> None:
+def check_tokenizer(tokenizer: Tokenizer, config: EncoderSpec, model_dir: Path) -> None:
     if tokenizer.pad_id != config.pad_id:
         raise ValueError(
             f"tokenizer pad id {tokenizer.pad_id} differs from the model's {config.pad_id} "
@@ -214,19 +242,25 @@ def encode_files(
 
 
 # ----------------------------------------------------------------------------- fit
-def head_dropout(settings: FinetuneSettings, config: EncoderConfig) -> float:
+def head_dropout(settings: FinetuneSettings, config: EncoderSpec) -> float:
     return config.dropout if settings.head_dropout is None else settings.head_dropout
 
 
 def _build_model(
     spec: Task,
     model_dir: Path,
-    config: EncoderConfig,
+    config: EncoderSpec,
     settings: FinetuneSettings,
     device: torch.device,
+    random_init: str | None = None,
 ) -> tuple[TaskModel, list[str]]:
-    """The pretrained encoder with a new, seeded head; returns it and the frozen parameters."""
-    encoder = load_pretrained(model_dir)
+    """The pretrained encoder (with the ``random_init`` group drawn again) and a new, seeded head;
+    returns it and the frozen parameters."""
+    encoder = load_encoder(model_dir)
+    if random_init is not None:
+        # Its own generator: the head below starts from the same weights with or without it.
+        drawn = reinitialize(encoder, random_init, settings.seed)
+        log.info("RANDOM-INIT %s: %d parameter tensors drawn again", random_init, len(drawn))
     torch.manual_seed(settings.seed)  # seeds the head's initial weights
     model = TaskModel(encoder, spec.build_head(config.dim, head_dropout(settings, config)))
     frozen = freeze_language_specific(encoder)
@@ -243,14 +277,18 @@ def job_fingerprint(
     hp: dict,
     settings: FinetuneSettings,
     spec: Task,
-    config: EncoderConfig,
+    config: EncoderSpec,
     model_dir: Path,
     data: TaskData,
+    *,
+    random_init: str | None = None,
 ) -> dict:
     """What a saved state must match to be resumed: the settings that change the weights' path
     (resolved: the head dropout taken, the tag set used) and the input files' stamps.
 
-    Left out: ``eval_batch_size`` (scores only) and ``exclude_punct`` (in ``metric``).
+    Left out: ``eval_batch_size`` (scores only) and ``exclude_punct`` (in ``metric``). The
+    RANDOM-INIT group and its seed are added only when there is one, so the states of jobs
+    without it stay resumable.
     """
     source = settings.source_lang
     fingerprint = {"task": task, "hp": hp, "seed": settings.seed, "epochs": settings.epochs}
@@ -258,8 +296,10 @@ def job_fingerprint(
     fingerprint |= {"head_dropout": head_dropout(settings, config), "labels": spec.labels}
     fingerprint |= {"source_lang": source, "metric": spec.metric}
     fingerprint |= {"parser_dims": [settings.arc_dim, settings.label_dim]}
-    fingerprint |= {"model": _stamp(model_dir / "model.safetensors")}
+    fingerprint |= {"model": model_stamp(model_dir)}
     fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
+    if random_init is not None:
+        fingerprint["random_init"] = {"group": random_init, "seed": settings.seed}
     return fingerprint
 
 

@@ -53,6 +53,11 @@ class EncoderConfig:
         """True when no parameter is language-specific apart from language embeddings."""
         return not self.sep_embeddings and self.sep_layers == 0
 
+    def accepts_language(self, lang: str) -> bool:
+        """Whether inputs of ``lang`` can go through this model: it must have that language's
+        parts (its language embedding, its own embeddings or layers when separate)."""
+        return lang in self.languages
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -18,15 +18,28 @@ TOKENIZER_DIR = "tokenizer"
 
 
 def save_pretrained(
-    model: MLMEncoder, out_dir: str | Path, tokenizer_dir: str | Path | None = None
+    model: MLMEncoder,
+    out_dir: str | Path,
+    tokenizer_dir: str | Path | None = None,
+    *,
+    tokenizer=None,
 ) -> Path:
-    """Write the model directory atomically: it appears complete or not at all."""
+    """Write the model directory atomically: it appears complete or not at all.
+
+    The tokenizer directory is a copy of ``tokenizer_dir`` or written by ``tokenizer.save``
+    (a ``SubwordTokenizer`` in memory, as fine-tuning holds it); at most one of them.
+    """
+    if tokenizer_dir is not None and tokenizer is not None:
+        raise ValueError("pass tokenizer_dir or tokenizer, not both")
     with atomic_directory(out_dir) as tmp:
         model.config.save(tmp / CONFIG_NAME)
         state = {name: t.detach().cpu().contiguous() for name, t in model.state_dict().items()}
         save_file(state, str(tmp / WEIGHTS_NAME), metadata={"format": "pt"})
         if tokenizer_dir is not None:
             shutil.copytree(tokenizer_dir, tmp / TOKENIZER_DIR)
+        if tokenizer is not None:
+            (tmp / TOKENIZER_DIR).mkdir()
+            tokenizer.save(tmp / TOKENIZER_DIR)
     return Path(out_dir)
 
 

@@ -95,6 +95,9 @@ class SubwordTokenizer:
     bos_id = BOS_ID
     eos_id = EOS_ID
     mask_id = MASK_ID
+    # The id that opens a model input: XLM starts sentences with </s> (the only boundary our
+    # pretraining streams contain; <s> stays untrained), see xling.finetune.encoding.
+    start_id = EOS_ID
 
     @property
     def vocab_size(self) -> int:

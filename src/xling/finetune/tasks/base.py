@@ -11,13 +11,13 @@ import torch
 from torch import nn
 
 from xling.finetune.encoding import Tokenizer
-from xling.model import MLMEncoder
+from xling.model.interface import Encoder
 
 
 class TaskModel(nn.Module):
     """The pretrained encoder plus a freshly initialised task head."""
 
-    def __init__(self, encoder: MLMEncoder, head: nn.Module):
+    def __init__(self, encoder: Encoder, head: nn.Module):
         super().__init__()
         self.encoder = encoder
         self.head = head

@@ -1,4 +1,5 @@
-"""XNLI: a linear softmax classifier on the first token of ``</s> premise </s> hypothesis </s>``."""
+"""XNLI: a linear softmax classifier on the first token of ``</s> premise </s> hypothesis </s>``
+(``[CLS]`` for BERT)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from xling.contracts.xnli import (
     read_xnli_train,
     write_xnli_predictions,
 )
-from xling.finetune.encoding import Tokenizer, encode_pair, pad
+from xling.finetune.encoding import Tokenizer, encode_pair, pad, sentence_start_id
 from xling.finetune.heads import SequenceClassifier
 from xling.finetune.metrics import accuracy
 from xling.finetune.tasks.base import Task, TaskModel
@@ -47,13 +48,13 @@ class XnliTask(Task):
     def encode(
         self, examples: Sequence[NliPair], lang: str, max_length: int
     ) -> list[dict[str, Any]]:
-        boundary = self.tokenizer.eos_id
+        boundary, start = self.tokenizer.eos_id, sentence_start_id(self.tokenizer)
         items = []
         for pair in examples:
             premise = self.tokenizer.encode_line(pair.premise, lang)
             hypothesis = self.tokenizer.encode_line(pair.hypothesis, lang)
             input_ids = encode_pair(
-                premise, hypothesis, boundary_id=boundary, max_length=max_length
+                premise, hypothesis, boundary_id=boundary, max_length=max_length, start_id=start
             )
             items.append({"input_ids": input_ids, "label": self.label_index[pair.label]})
         return items
