@@ -39,13 +39,15 @@ include: "workflow/rules/analysis.smk"
 include: "workflow/rules/report.smk"
 
 
-# Targets: `all` (the default: every table and figure) and one per stage, so that a user can run a
-# single stage by naming it. They live here because Snakemake ignores a default target set inside
-# an included file.
+# Targets: `all` (the default: every table and figure, and the scores of every configured task,
+# also one no table shows yet, such as pos) and one per stage, so that a user can run a single
+# stage by naming it. They live here because Snakemake ignores a default target set inside an
+# included file.
 rule all:
     default_target: True
     input:
         report_targets(),
+        finetune_targets(),
 
 
 rule data:
@@ -70,7 +72,7 @@ rule pretrain:
 
 rule finetune:
     input:
-        selected_scores(),
+        finetune_targets(),
 
 
 rule analysis:

@@ -12,6 +12,24 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def plan(configfiles, workdir, targets=("all",), config=None) -> Counter:
+    """Jobs per rule of the plan."""
+    return _planned(configfiles, workdir, targets, config, _count_rules)
+
+
+def rule_inputs(configfiles, workdir, rule, targets=("all",), config=None) -> list[list[str]]:
+    """The input files of each planned job of ``rule``."""
+
+    def inputs(jobs):
+        return [[str(path) for path in job.input] for job in jobs if job.rule.name == rule]
+
+    return _planned(configfiles, workdir, targets, config, inputs)
+
+
+def _count_rules(jobs) -> Counter:
+    return Counter(job.rule.name for job in jobs)
+
+
+def _planned(configfiles, workdir, targets, config, summarize):
     from snakemake.api import SnakemakeApi
     from snakemake.settings.enums import Quietness
     from snakemake.settings.types import (
@@ -32,5 +50,4 @@ def plan(configfiles, workdir, targets=("all",), config=None) -> Counter:
         )
         dag = workflow.dag(DAGSettings(targets=set(targets)))
         dag.execute_workflow(executor="dryrun")
-        jobs = dag.workflow_api._workflow.dag.jobs
-        return Counter(job.rule.name for job in jobs)
+        return summarize(dag.workflow_api._workflow.dag.jobs)

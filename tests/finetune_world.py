@@ -91,6 +91,10 @@ def write_ner_file(world, path, lang, n):
     path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
 
 
+# The UPOS of each word of World.tree() by its relation (a name subject is PROPN instead).
+RELATION_UPOS = {"det": "DET", "nsubj": "NOUN", "root": "VERB", "obj": "NOUN", "punct": "PUNCT"}
+
+
 def write_treebank(world, path, lang, n):
     path.parent.mkdir(parents=True, exist_ok=True)
     blocks = []
@@ -98,7 +102,7 @@ def write_treebank(world, path, lang, n):
         words, heads, rels = world.tree(lang)
         lines = [f"# sent_id = {i}"]
         for j, (w, h, r) in enumerate(zip(words, heads, rels, strict=True), 1):
-            upos = "PUNCT" if r == "punct" else "X"
+            upos = "PROPN" if w in world.names else RELATION_UPOS[r]
             lines.append(f"{j}\t{w}\t{w}\t{upos}\t_\t_\t{h}\t{r}\t_\t_")
         blocks.append("\n".join(lines) + "\n")
     path.write_text("\n".join(blocks) + "\n", encoding="utf-8")
@@ -196,7 +200,7 @@ def task_data(root, task):
         files = {lang: root / "xnli" / "xnli.dev.tsv" for lang in LANGS}
         tests = {lang: root / "xnli" / "xnli.test.tsv" for lang in LANGS}
         return TaskData(train=root / "xnli" / "train.tsv", dev=files, test=tests)
-    sub, ext = ("ner", "txt") if task == "ner" else ("ud", "conllu")
+    sub, ext = ("ner", "txt") if task == "ner" else ("ud", "conllu")  # parsing and pos: ud
     return TaskData(
         train=root / sub / "en" / f"train.{ext}",
         dev={lang: root / sub / lang / f"dev.{ext}" for lang in LANGS},

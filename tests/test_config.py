@@ -123,3 +123,21 @@ def test_task_dataset_lookup(repo):
     assert xconfig.task_dataset(config, "ner", "en-zh", "zh") == "levow2006"
     assert xconfig.task_dataset(config, "ner", "en-zh", "en") == "conll2003"
     assert xconfig.task_dataset(config, "ner", "en-fr", "en") == "wikiann"
+
+
+def test_a_pos_task_section_validates_like_ner(shipped, repo):
+    config = copy.deepcopy(shipped)
+    pos = dict(config["tasks"]["parsing"])
+    for key in ("arc_dim", "label_dim", "exclude_punct"):
+        pos.pop(key, None)
+    config["tasks"]["pos"] = pos
+    config["select"] = {"tasks": ["pos"]}
+    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    assert xconfig.selected(validated, "tasks") == ["pos"]
+    assert "pos" not in shipped["tasks"]  # the shipped configs are Wu's Table 1 tasks only
+    bad = copy.deepcopy(config)
+    bad["tasks"]["pos"]["arc_dim"] = 64  # a parsing option
+    assert "tasks.pos" in _error(bad, repo)
+    bad = copy.deepcopy(config)
+    del bad["tasks"]["pos"]["datasets"]  # POS reads treebanks: which ones must be said
+    assert "tasks.pos" in _error(bad, repo)

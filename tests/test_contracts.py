@@ -334,5 +334,7 @@ def test_task_files():
         layout.task_files("xnli", None, "fr", ["train"])
     with pytest.raises(ValueError, match="needs a dataset"):
         layout.task_files("ner", None, "fr", ["train"])
+    # POS tagging (Muller et al. 2021) reads the parsing treebanks.
+    assert layout.task_files("pos", "ud23", "fr", ["train"]) == {"train": "ud/ud23/fr/train.conllu"}
     with pytest.raises(ValueError, match="no data layout"):
-        layout.task_files("pos", "ud23", "fr", ["train"])
+        layout.task_files("qa", "ud23", "fr", ["train"])

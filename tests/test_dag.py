@@ -5,7 +5,7 @@ from itertools import product
 import pytest
 import yaml
 
-from tests.dag import plan
+from tests.dag import plan, rule_inputs
 from xling import config as xconfig
 
 
@@ -170,3 +170,21 @@ def test_selection_builds_only_the_chosen_rows_and_tasks(repo, tmp_path):
     # the selected row, and the en-en' model of the reduced section 5
     assert counts["pretrain_model"] == 2 and counts["select_finetune"] == 1
     assert counts["finetune_run"] == grid_size(reduced["tasks"]["ner"]["grid"])
+
+
+def test_a_configured_pos_task_is_fine_tuned_but_kept_out_of_table1(repo, tmp_path):
+    """POS (Muller et al. 2021) is not one of Table 1's tasks: `all` and `finetune` fine-tune it,
+    Table 1 never reads it."""
+    reduced = yaml.safe_load((repo / "tests/config/e2e.yaml").read_text())
+    pos = {"datasets": {"default": "toy_wiki"}, "epochs": 1, "max_length": 64, "best_k": 1}
+    pos["grid"] = {"batch_size": [16], "lr": [0.001, 0.002]}
+    extra = {"tasks": {"pos": pos}, "select": {"variants": ["default"], "tasks": ["ner", "pos"]}}
+    files = [repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"]
+    counts = plan(files, tmp_path, config=extra)
+    assert counts["select_finetune"] == 2 and counts["table1"] == 1
+    assert counts["finetune_run"] == grid_size(reduced["tasks"]["ner"]["grid"]) + 2
+    (table1,) = rule_inputs(files, tmp_path, "table1", config=extra)
+    assert [path for path in table1 if "/finetune/" in path] == [
+        "results/demo/finetune/en-fr/default/ner/selected.json"
+    ]
+    assert plan(files, tmp_path, targets=("finetune",), config=extra)["select_finetune"] == 2

@@ -1,5 +1,6 @@
 """Fine-tuning end to end on tiny random encoders and generated data: alignment, freezing,
-zero-shot routing, checkpoints and resume, metrics.json and prediction files for all three tasks.
+zero-shot routing, checkpoints and resume, metrics.json and prediction files for Wu's three tasks
+(POS tagging: tests/test_pos.py).
 
 The data, tokenizer and models come from tests/finetune_world.py.
 """

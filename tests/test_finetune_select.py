@@ -49,7 +49,7 @@ def test_yaml_strings_are_numbers():
         ("ner", {"batch_size": [16], "lr": [-1e-3]}, "positive"),
         ("ner", {"batch_size": [16], "lr": ["fast"]}, "not a number"),
         ("ner", {"batch_size": [16, 16], "lr": [1e-3]}, "repeats"),
-        ("pos", {"batch_size": [16], "lr": [1e-3]}, "unknown task"),
+        ("qa", {"batch_size": [16], "lr": [1e-3]}, "unknown task"),
     ],
 )
 def test_bad_grids_are_rejected(task, grid, message):

@@ -68,8 +68,8 @@ def test_missing_required_key_is_named():
 
 
 def test_unknown_task_is_named():
-    with pytest.raises(ValueError, match="unknown task 'pos'"):
-        FinetuneSettings.from_config("pos", SECTION, seed=0)
+    with pytest.raises(ValueError, match="unknown task 'qa'"):
+        FinetuneSettings.from_config("qa", SECTION, seed=0)
 
 
 @pytest.mark.parametrize(

@@ -176,26 +176,82 @@ DEPRELS = {
 }
 
 
+# Every NER and UD dataset the toy world writes, and its splits: `toy` and one per domain.
+DATASETS = {
+    "toy": ("train", "dev", "test"),
+    "toy_wiki": ("train", "dev", "test"),
+    "toy_cc": ("dev", "test"),
+}
+
+
+def _task_splits(task):
+    """(dataset, split, sentences) of every file of ``task`` (ner or ud)."""
+    sizes = TINY_SPEC["sizes"][task]
+    return [
+        (dataset, split, sizes[split]) for dataset, splits in DATASETS.items() for split in splits
+    ]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_treebanks_are_valid_conllu_trees(out, lang):
-    for split, n in TINY_SPEC["sizes"]["ud"].items():
-        path = out / f"ud/toy/{lang}/{split}.conllu"
+    for dataset, split, n in _task_splits("ud"):
+        path = out / f"ud/{dataset}/{lang}/{split}.conllu"
         for line in _lines(path):
             assert line == "" or line.startswith("# ") or line.count("\t") == 9, line
         with open(path, encoding="utf-8") as handle:
             sentences = list(conllu.parse_incr(handle))
         assert len(sentences) == n
         assert len({s.metadata["sent_id"] for s in sentences}) == n
+        assert sentences[0].metadata["sent_id"] == f"{dataset}-{lang}-{split}-00001"
         for s in sentences:
             _check_tree(s, f"{path.name} {s.metadata['sent_id']}")
             assert {t["upos"] for t in s} <= UPOS and {t["deprel"] for t in s} <= DEPRELS
-        assert len(read_conllu(path)) == n  # the parser's own reader and its tree checks
+        # The parser's and the POS tagger's own reader, with its tree and UPOS checks.
+        assert len(read_conllu(path, require_upos=True)) == n
+
+
+def _final_marks(path):
+    """The sentence-final punctuation of each sentence of a UD or NER file."""
+    text = path.read_text(encoding="utf-8")
+    blocks = [block for block in text.split("\n\n") if block.strip()]
+    return [
+        block.split("\n")[-1].split("\t")[1 if path.suffix == ".conllu" else 0] for block in blocks
+    ]
+
+
+def test_domain_datasets_hold_their_domain_only(out):
+    """Wikipedia sentences never end in "!" (exclamation_rate 0), Common Crawl ones often do."""
+    for lang in ("en", "de"):
+        for task, ext in (("ud", "conllu"), ("ner", "txt")):
+            wiki = _final_marks(out / f"{task}/toy_wiki/{lang}/test.{ext}")
+            cc = [
+                mark
+                for split in ("dev", "test")
+                for mark in _final_marks(out / f"{task}/toy_cc/{lang}/{split}.{ext}")
+            ]
+            assert not any(mark.endswith("!") for mark in wiki), (task, lang)
+            assert sum(mark.endswith("!") for mark in cc) >= 0.05 * len(cc), (task, lang)
+
+
+def test_domain_datasets_leave_every_other_file_as_it_was(out, tmp_path, monkeypatch):
+    """They draw from their own random streams: without them, the other files are the same bytes."""
+    from xling.toyworld import api
+
+    every_file = output_paths(TINY_SPEC)
+    monkeypatch.setattr(api, "DOMAIN_DATASETS", {})
+    written = generate(TINY_SPEC, tmp_path)
+    assert len(written) == len(every_file) - 10 * len(LANGS)  # 5 files of each of NER and UD
+    for path in written:
+        rel = Path(path).relative_to(tmp_path)
+        assert Path(path).read_bytes() == (out / rel).read_bytes(), rel
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_ner_files_are_wikiann_with_valid_bio(out, lang):
-    for split, n in TINY_SPEC["sizes"]["ner"].items():
-        blocks = (out / f"ner/toy/{lang}/{split}.txt").read_text(encoding="utf-8").split("\n\n")
+    for dataset, split, n in _task_splits("ner"):
+        blocks = (
+            (out / f"ner/{dataset}/{lang}/{split}.txt").read_text(encoding="utf-8").split("\n\n")
+        )
         assert blocks[-1] == "" and len(blocks) - 1 == n
         for block in blocks[:-1]:
             previous = "O"

@@ -104,6 +104,11 @@ def test_output_paths_follow_the_contract_layout():
         "xnli/multinli.train.en.tsv",
         *(f"muse/en-{lang}.{s}.txt" for lang in others for s in ("train", "test")),
         *(f"tatoeba/en-{lang}.{x}.txt" for lang in others for x in ("en", lang)),
+        # One-domain sets (Muller et al. 2021, Table 2): wiki train/dev/test, cc dev/test.
+        *(f"ner/toy_wiki/{lang}/{s}.txt" for lang in langs for s in ("train", "dev", "test")),
+        *(f"ud/toy_wiki/{lang}/{s}.conllu" for lang in langs for s in ("train", "dev", "test")),
+        *(f"ner/toy_cc/{lang}/{s}.txt" for lang in langs for s in ("dev", "test")),
+        *(f"ud/toy_cc/{lang}/{s}.conllu" for lang in langs for s in ("dev", "test")),
     }
     assert set(paths) == expected
 

@@ -1,7 +1,8 @@
 """CoNLL-U treebanks (UD v2): read with the ``conllu`` library, written line by line.
 
-Written here: the toy world's gold sentences (:func:`format_conllu_sentence`) and the parser's
-predictions (:func:`write_conllu_predictions`, the input treebank with predicted trees).
+Written here: the toy world's gold sentences (:func:`format_conllu_sentence`), the parser's
+predictions (:func:`write_conllu_predictions`, the input treebank with predicted trees) and the
+POS tagger's (:func:`write_upos_predictions`, the input treebank with predicted UPOS).
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ UD_RELATIONS = frozenset(
         "orphan parataxis punct reparandum root vocative xcomp"
     ).split()
 )
+
+
+# The 17 universal part-of-speech tags of UD v2 (universaldependencies.org/u/pos), the POS
+# tagger's label set, in alphabetical order (their label ids).
+UPOS_TAGS = (
+    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN",
+    "PUNCT", "SCONJ", "SYM", "VERB", "X",
+)  # fmt: skip
 
 
 def universal_relation(deprel: str) -> str:
@@ -83,12 +92,13 @@ def _first_unparsable_row(block: list[str], rows: list[int]) -> int:
     return 0
 
 
-def read_conllu(path: str | Path) -> list[ParsedSentence]:
+def read_conllu(path: str | Path, *, require_upos: bool = False) -> list[ParsedSentence]:
     """Read a CoNLL-U treebank with the ``conllu`` library, checking what the parser relies on.
 
     Checked, with file and line: ten tab-separated columns; word IDs 1..n in order; HEAD an integer
     in 0..n; DEPREL a UD v2 universal relation (after stripping the subtype); the heads form one
-    tree (see :func:`_check_tree`).
+    tree (see :func:`_check_tree`); with ``require_upos`` (the POS tagger's files), UPOS one of the
+    17 universal tags (:data:`UPOS_TAGS`; ``_`` is not one).
     """
     sentences: list[ParsedSentence] = []
     for start, block in _conllu_blocks(path):
@@ -128,6 +138,13 @@ def read_conllu(path: str | Path) -> list[ParsedSentence]:
                     number,
                     f"DEPREL {deprel!r} is not a UD v2 universal relation",
                     "use one of the 37 relations of universaldependencies.org/u/dep",
+                )
+            if require_upos and token["upos"] not in UPOS_TAGS:
+                raise DataFormatError(
+                    path,
+                    number,
+                    f"UPOS {token['upos']!r} is not one of the 17 universal POS tags",
+                    f"use one of {', '.join(UPOS_TAGS)} (universaldependencies.org/u/pos)",
                 )
             sentence.words.append(token["form"])
             sentence.upos.append(token["upos"])
@@ -239,11 +256,37 @@ def write_conllu_predictions(
     Comments, multi-word ranges and empty nodes are copied unchanged; DEPS of predicted words is set
     to ``_`` because the gold enhanced graph no longer matches the predicted tree.
     """
+    columns = [
+        [{6: str(head), 7: rel, 8: "_"} for head, rel in zip(sent_heads, sent_rels, strict=True)]
+        for sent_heads, sent_rels in zip(heads, deprels, strict=True)
+    ]
+    _write_replacing(path, sentences, columns)
+
+
+def write_upos_predictions(
+    path: str | Path, sentences: Sequence[ParsedSentence], upos: Sequence[Sequence[str]]
+) -> None:
+    """The input treebank with the UPOS of every syntactic word replaced by predictions.
+
+    Everything else (comments, the other columns, multi-word ranges, empty nodes) is copied
+    unchanged.
+    """
+    columns = [[{3: tag} for tag in tags] for tags in upos]
+    _write_replacing(path, sentences, columns)
+
+
+def _write_replacing(
+    path: str | Path,
+    sentences: Sequence[ParsedSentence],
+    replacements: Sequence[Sequence[Mapping[int, str]]],
+) -> None:
+    """Each sentence's block with some columns (0-based index -> value) of each word replaced."""
     with atomic_open(path) as handle:
-        for sentence, sent_heads, sent_rels in zip(sentences, heads, deprels, strict=True):
+        for sentence, words in zip(sentences, replacements, strict=True):
             lines = list(sentence.block)
-            for row, head, rel in zip(sentence.word_rows, sent_heads, sent_rels, strict=True):
+            for row, replaced in zip(sentence.word_rows, words, strict=True):
                 columns = lines[row].split("\t")
-                columns[6], columns[7], columns[8] = str(head), rel, "_"
+                for index, value in replaced.items():
+                    columns[index] = value
                 lines[row] = "\t".join(columns)
             handle.write("\n".join(lines) + "\n\n")

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-TASKS = ("xnli", "ner", "parsing")
+# Every task with a data layout: Wu's Table 1 tasks and Muller et al.'s POS tagging, which reads
+# the parsing treebanks (``ud/{dataset}/{lang}/{split}.conllu``).
+TASKS = ("xnli", "ner", "parsing", "pos")
 TASK_SPLITS = ("train", "dev", "test")  # task data says dev, as the real data sets do
 XNLI_EVAL_SPLITS = ("dev", "test")
 
@@ -74,7 +76,7 @@ def task_files(task: str, dataset: str | None, lang: str, splits: Iterable[str])
 
     Raises:
         ValueError: an XNLI train split in a language other than English, an unknown split of
-            XNLI, no dataset for NER or parsing, or an unknown task.
+            XNLI, no dataset for NER, parsing or POS, or an unknown task.
     """
     splits = list(splits)
     if task == "xnli":
@@ -87,5 +89,5 @@ def task_files(task: str, dataset: str | None, lang: str, splits: Iterable[str])
         raise ValueError(f"task {task!r} has no data layout; known: {', '.join(TASKS)}")
     if dataset is None:
         raise ValueError(f"task {task!r} needs a dataset name (config tasks.{task}.datasets)")
-    path = ner if task == "ner" else ud
+    path = ner if task == "ner" else ud  # parsing and POS read the same treebanks
     return {split: path(dataset, lang, split) for split in splits}

@@ -1,4 +1,5 @@
-"""Zero-shot fine-tuning for XNLI, NER and parsing (Wu, Conneau et al. 2020, section 3.2).
+"""Zero-shot fine-tuning for XNLI, NER and parsing (Wu, Conneau et al. 2020, section 3.2), and POS
+tagging (Muller et al. 2021).
 
 The torch-free parts (grids, settings, selection, metrics) import cheaply, so the Snakefile can
 use them at parse time; ``run_finetune`` and the models load torch on first use.

@@ -8,6 +8,8 @@ Paper grids (Wu, Conneau et al. 2020, section 3.2)::
     ner, parsing: {batch_size: [16, 32], lr: [2e-5, 3e-5, 5e-5]}
     xnli:         {batch_size: [4, 8], encoder_lr: [1.25e-6, 2.5e-6, 5e-6],
                    classifier_lr: [5e-6, 2.5e-5, 1.25e-4]}
+
+POS tagging (Muller et al. 2021) has the keys of NER and parsing: batch size and one learning rate.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ INTEGER_KEYS = frozenset({"batch_size"})
 TASK_HP_KEYS = {
     "ner": ("batch_size", "lr"),
     "parsing": ("batch_size", "lr"),
+    "pos": ("batch_size", "lr"),
     "xnli": ("batch_size", "encoder_lr", "classifier_lr"),
 }
 _PART = re.compile(r"^([a-z]+)([0-9].*)$")

@@ -1,7 +1,7 @@
 """Task-specific layers on top of the encoder (Wu, Conneau et al. 2020, section 3.2).
 
 * XNLI: a linear softmax classifier on the first token's representation.
-* NER: a linear softmax classifier on the first subword of each word.
+* NER and POS tagging: a linear softmax classifier on the first subword of each word.
 * Parsing: a graph-based biaffine parser (Dozat and Manning 2017) on the first subword of each word,
   with the sentence's first token standing for ROOT.
 """
@@ -32,7 +32,7 @@ class SequenceClassifier(nn.Module):
 
 
 class WordTagger(nn.Module):
-    """Linear softmax classifier on the first subword of each word (NER)."""
+    """Linear softmax classifier on the first subword of each word (NER, POS)."""
 
     def __init__(self, dim: int, num_labels: int, dropout: float):
         super().__init__()

@@ -1,4 +1,5 @@
-"""Task metrics as the paper reports them: span F1 after the BIO repair, LAS/UAS, accuracy.
+"""Task metrics as the papers report them: span F1 after the BIO repair, LAS/UAS, accuracy, and
+word-level tagging accuracy (UPOS, Muller et al. 2021).
 
 All scores are fractions in [0, 1].
 """
@@ -158,3 +159,22 @@ def accuracy(gold: Sequence, predicted: Sequence) -> float:
     if not gold:
         return 0.0
     return sum(g == p for g, p in zip(gold, predicted, strict=True)) / len(gold)
+
+
+def tag_accuracy(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> float:
+    """Word-level accuracy over every word of every sentence (UPOS, as the CoNLL 2018 evaluation
+    script computes it with gold tokenization); 0 when there is no word.
+
+    Each word counts once, whatever the number of its subwords: tags are per word.
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")
+    words = hits = 0
+    for index, (gold_tags, pred_tags) in enumerate(zip(gold, predicted, strict=True)):
+        if len(gold_tags) != len(pred_tags):
+            raise ValueError(
+                f"sentence {index}: {len(gold_tags)} gold tags but {len(pred_tags)} predicted"
+            )
+        words += len(gold_tags)
+        hits += sum(g == p for g, p in zip(gold_tags, pred_tags, strict=True))
+    return hits / words if words else 0.0

@@ -46,7 +46,7 @@ from xling.model.random_init import parse_group, reinitialize
 from xling.worklock import WorkDirLock
 
 log = logging.getLogger(__name__)
-WARMUP_FRACTION = 0.1  # paper, 3.2: warm up over the first 10% of batches (NER, parsing)
+WARMUP_FRACTION = 0.1  # Wu 3.2, Muller A.1.1: warm up over the first 10% of batches (not XNLI)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from xling.papers.wu2020 import (
     TABLE1_SCORES,
     TABLE1_TARGETS,
     TASK_HEADINGS,
-    TASKS,
+    WU_TASKS,
 )
 
 NOT_COMPUTED = "n/c"
@@ -93,7 +93,7 @@ def build_table1(
             settings = paper_row.settings()
         record = {"variant": name, "model": label, "group": group}
         record.update(zip(DESCRIPTOR_COLUMNS, describe(settings, schemes), strict=True))
-        for task in TASKS:
+        for task in WU_TASKS:
             values = [scores.get((name, pair, task)) for pair, _ in columns]
             for (_, column), value in zip(columns, values, strict=True):
                 record[f"{task}_{column}"] = None if value is None else 100.0 * value
@@ -120,7 +120,7 @@ def _markdown_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> list
 def to_markdown(table: pd.DataFrame, pairs: Sequence[str], study: str) -> str:
     columns = [label for _, label in target_columns(pairs)]
     header = ["Model", *DESCRIPTOR_HEADINGS]
-    for task in TASKS:
+    for task in WU_TASKS:
         header += [f"{TASK_HEADINGS[task]} {c}" for c in columns] + [f"{TASK_HEADINGS[task]} Δ"]
     body: list[list[str]] = []
     group = ""
@@ -129,7 +129,7 @@ def to_markdown(table: pd.DataFrame, pairs: Sequence[str], study: str) -> str:
             group = record["group"]
             body.append([f"**{group}**"] + [""] * (len(header) - 1))
         cells = [record["model"], *(record[c] for c in DESCRIPTOR_COLUMNS)]
-        for task in TASKS:
+        for task in WU_TASKS:
             cells += [_cell(record[f"{task}_{c}"]) for c in [*columns, "avg"]]
         body.append(cells)
     lines = [
@@ -156,7 +156,7 @@ def to_markdown(table: pd.DataFrame, pairs: Sequence[str], study: str) -> str:
 
 def _paper_markdown() -> list[str]:
     header = ["Model", *DESCRIPTOR_HEADINGS]
-    for task in TASKS:
+    for task in WU_TASKS:
         header += [f"{TASK_HEADINGS[task]} {t}" for t in TABLE1_TARGETS] + [
             f"{TASK_HEADINGS[task]} Δ"
         ]
@@ -167,7 +167,7 @@ def _paper_markdown() -> list[str]:
             group = row.group
             body.append([f"**{group}**"] + [""] * (len(header) - 1))
         cells = [row.label, *TABLE1_DESCRIPTORS[row.name]]
-        for task in TASKS:
+        for task in WU_TASKS:
             cells += [f"{v:.1f}" for v in TABLE1_SCORES[row.name][task]]
         body.append(cells)
     return _markdown_rows(header, body)
@@ -176,7 +176,7 @@ def _paper_markdown() -> list[str]:
 def to_csv_frame(table: pd.DataFrame) -> pd.DataFrame:
     """The csv keeps every column; scores rounded to 2 decimals, empty where not computed."""
     frame = table.copy()
-    score_columns = [c for c in frame.columns if c.split("_")[0] in TASKS]
+    score_columns = [c for c in frame.columns if c.split("_")[0] in WU_TASKS]
     frame[score_columns] = frame[score_columns].astype(float).round(2)
     frame[list(DESCRIPTOR_COLUMNS)] = frame[list(DESCRIPTOR_COLUMNS)].replace(NOT_COMPUTED, "")
     return frame

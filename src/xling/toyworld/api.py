@@ -35,6 +35,9 @@ from .realize import Grammar, Token, text_of
 from .schema import DOMAINS, SPLITS, validate_spec
 
 DATASET = "toy"  # the NER and UD dataset name in output paths (docs/contracts.md)
+# One-domain NER and UD sets, for training in one domain and testing in the other (Muller et al.
+# 2021, Table 2): dataset name -> (domain, splits). Sizes per split are those of `toy`.
+DOMAIN_DATASETS = {"toy_wiki": ("wiki", SPLITS), "toy_cc": ("cc", ("dev", "test"))}
 REFERENCE_SENTENCES = 2000  # English sample whose word types anchor_share counts
 MUSE_SPLITS = ("train", "test")
 
@@ -52,6 +55,9 @@ def output_paths(spec: dict) -> list[str]:
     paths += [layout.ud(DATASET, lang, s) for lang in langs for s in SPLITS]
     paths += [layout.muse("en", lang, s) for lang in others for s in MUSE_SPLITS]
     paths += [layout.tatoeba("en", lang, side) for lang in others for side in ("en", lang)]
+    for dataset, (_, splits) in DOMAIN_DATASETS.items():
+        paths += [layout.ner(dataset, lang, s) for lang in langs for s in splits]
+        paths += [layout.ud(dataset, lang, s) for lang in langs for s in splits]
     return paths
 
 
@@ -125,7 +131,7 @@ def generate(spec: dict, out_dir: str | Path) -> list[str]:
     toy = build(spec)
     out = Path(out_dir)
     files = _Sink(out, paths)
-    for write in (_corpora, _parallel, _tagged, _xnli, _muse, _tatoeba):
+    for write in (_corpora, _parallel, _tagged, _xnli, _muse, _tatoeba, _domain_tagged):
         write(toy, files)
     if files.written != set(paths):  # a bug in this module, never the user's
         missing = sorted(set(paths) - files.written)
@@ -185,24 +191,57 @@ def _tagged(toy: ToyWorld, files: _Sink) -> None:
     for lang in toy.spec["languages"]:
         for split in SPLITS:
             rng = toy.rng("ner", lang, split)
-            blocks = []
-            for _ in range(sizes["ner"][split]):
-                sentence = toy.samplers["wiki"].sentence_with_entity(rng)
-                tokens = toy.realize(lang, sentence, rng)
-                blocks.append(
-                    format_ner_sentence(lang, [t.form for t in tokens], [t.ner for t in tokens])
-                )
-            files[layout.ner(DATASET, lang, split)] = blocks
+            files[layout.ner(DATASET, lang, split)] = _ner_blocks(
+                toy, lang, toy.samplers["wiki"], rng, sizes["ner"][split]
+            )
             rng = toy.rng("ud", lang, split)
-            blocks = []
-            for i, sentence in enumerate(_mixed(toy, rng, sizes["ud"][split]), 1):
-                tokens = toy.realize(lang, sentence, rng)
-                comments = {
-                    "sent_id": f"toy-{lang}-{split}-{i:05d}",
-                    "text": toy.text(lang, tokens),
-                }
-                blocks.append(format_conllu_sentence(comments, conllu_words(tokens)))
-            files[layout.ud(DATASET, lang, split)] = blocks
+            meanings = _mixed(toy, rng, sizes["ud"][split])
+            files[layout.ud(DATASET, lang, split)] = _ud_blocks(
+                toy, lang, meanings, rng, f"{DATASET}-{lang}-{split}"
+            )
+
+
+def _domain_tagged(toy: ToyWorld, files: _Sink) -> None:
+    """NER and UD sets of one domain each (DOMAIN_DATASETS), from their own random streams: NER
+    sentences of the domain that name an entity, UD sentences of the domain."""
+    sizes = toy.spec["sizes"]
+    for dataset, (domain, splits) in DOMAIN_DATASETS.items():
+        sampler = toy.samplers[domain]
+        for lang in toy.spec["languages"]:
+            for split in splits:
+                rng = toy.rng("ner", domain, lang, split)
+                files[layout.ner(dataset, lang, split)] = _ner_blocks(
+                    toy, lang, sampler, rng, sizes["ner"][split]
+                )
+                rng = toy.rng("ud", domain, lang, split)
+                meanings = [sampler.sentence(rng) for _ in range(sizes["ud"][split])]
+                files[layout.ud(dataset, lang, split)] = _ud_blocks(
+                    toy, lang, meanings, rng, f"{dataset}-{lang}-{split}"
+                )
+
+
+def _ner_blocks(
+    toy: ToyWorld, lang: str, sampler: MeaningSampler, rng: random.Random, n: int
+) -> list[str]:
+    """n WikiAnn sentences from ``sampler``, each naming at least one entity."""
+    blocks = []
+    for _ in range(n):
+        sentence = sampler.sentence_with_entity(rng)
+        tokens = toy.realize(lang, sentence, rng)
+        blocks.append(format_ner_sentence(lang, [t.form for t in tokens], [t.ner for t in tokens]))
+    return blocks
+
+
+def _ud_blocks(
+    toy: ToyWorld, lang: str, meanings: list[Sentence], rng: random.Random, sent_id: str
+) -> list[str]:
+    """CoNLL-U sentences realizing ``meanings``, numbered ``{sent_id}-00001`` on."""
+    blocks = []
+    for i, sentence in enumerate(meanings, 1):
+        tokens = toy.realize(lang, sentence, rng)
+        comments = {"sent_id": f"{sent_id}-{i:05d}", "text": toy.text(lang, tokens)}
+        blocks.append(format_conllu_sentence(comments, conllu_words(tokens)))
+    return blocks
 
 
 def nli_pairs(toy: ToyWorld, split: str, n_pairs: int):

@@ -216,8 +216,16 @@ SPEC_SCHEMA: dict = {
                     ),
                     "parallel": _count("multi-way parallel sentences"),
                     "tatoeba": _count("retrieval sentence pairs per language pair"),
-                    "ner": _object(_SPLIT_SIZES, "NER sentences per language"),
-                    "ud": _object(_SPLIT_SIZES, "treebank sentences per language"),
+                    "ner": _object(
+                        _SPLIT_SIZES,
+                        "NER sentences per language, in each of the datasets toy, toy_wiki and "
+                        "toy_cc (which has dev and test only)",
+                    ),
+                    "ud": _object(
+                        _SPLIT_SIZES,
+                        "treebank sentences per language, in each of the datasets toy, toy_wiki "
+                        "and toy_cc (which has dev and test only)",
+                    ),
                     "xnli": _object(_NLI_SIZES, "NLI pairs (train: English only)"),
                     "muse": _object(
                         {

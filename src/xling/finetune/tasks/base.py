@@ -42,7 +42,7 @@ class Task(ABC):
     name: str
     metric: str
     prediction_extension: str
-    # NER and parsing: linear warmup over the first 10% of batches, then linear decay to 0.
+    # NER, parsing, POS: linear warmup over the first 10% of batches, then linear decay to 0.
     lr_schedule = "warmup_linear"
 
     def __init__(self, tokenizer: Tokenizer):
