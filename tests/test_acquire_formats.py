@@ -127,5 +127,5 @@ def test_ud_import_copies_and_validates_the_treebank(tmp_path):
     outputs = {split: tmp_path / "out" / f"{split}.conllu" for split in ("train", "dev", "test")}
     assert import_treebank(tmp_path, "UD_English-EWT", outputs) == {"train": 1, "dev": 1, "test": 1}
     assert outputs["test"].read_text() == sentence
-    with pytest.raises(FileNotFoundError, match=r"tasks\.parsing\.treebanks"):
-        import_treebank(tmp_path, "UD_French-GSD", outputs)
+    with pytest.raises(FileNotFoundError, match=r"config key data\.ud\.ud23\.treebanks"):
+        import_treebank(tmp_path, "UD_French-GSD", outputs, "ud23")

@@ -141,3 +141,71 @@ def test_a_pos_task_section_validates_like_ner(shipped, repo):
     bad = copy.deepcopy(config)
     del bad["tasks"]["pos"]["datasets"]  # POS reads treebanks: which ones must be said
     assert "tasks.pos" in _error(bad, repo)
+
+
+@pytest.fixture
+def paper(repo):
+    return xconfig.load_yaml(repo / "config/config.yaml")
+
+
+def test_ud_datasets_fill_their_splits(paper, repo):
+    ud = xconfig.validate(paper, repo / "config/schema.yaml")["data"]["ud"]
+    assert ud["ud23"]["splits"] == ["train", "dev", "test"]  # the default
+    assert ud["pud"]["splits"] == ["test"]
+    assert xconfig.ud_splits({"splits": ["test", "train"]}) == ["train", "test"]
+
+
+def test_ud_dataset_with_an_unknown_download_names_the_key(paper, repo):
+    paper["data"]["ud"]["pud"]["download"] = "ud99"
+    message = _error(paper, repo)
+    assert "'data.ud.pud.download'" in message and "'ud99'" in message and "ud24" in message
+
+
+def test_ud_treebank_of_an_unconfigured_language_names_the_key(paper, repo):
+    paper["data"]["ud"]["pud"]["treebanks"]["ko"] = "UD_Korean-PUD"
+    message = _error(paper, repo)
+    assert "'data.ud.pud.treebanks'" in message and "'ko'" in message and "'languages'" in message
+
+
+def test_parsing_language_without_a_treebank_names_the_keys(paper, repo):
+    del paper["data"]["ud"]["ud23"]["treebanks"]["zh"]
+    message = _error(paper, repo)
+    assert "'tasks.parsing.datasets' (pair en-zh, zh)" in message
+    assert "'data.ud.ud23.treebanks' has no 'zh'" in message
+
+
+def test_parsing_dataset_missing_from_data_ud_or_its_splits(paper, repo):
+    bad = copy.deepcopy(paper)
+    bad["tasks"]["parsing"]["datasets"]["default"] = "ud22"
+    message = _error(bad, repo)
+    assert "'tasks.parsing.datasets'" in message and "'ud22'" in message and "pud" in message
+    # a test-only dataset can be a target's, not a source's (fine-tuning reads train and dev)
+    bad = copy.deepcopy(paper)
+    bad["tasks"]["parsing"]["datasets"]["pairs"] = {"en-fr": {"en": "pud", "fr": "pud"}}
+    message = _error(bad, repo)
+    assert "(pair en-fr, en)" in message and "'data.ud.pud.splits'" in message
+    good = copy.deepcopy(paper)
+    good["tasks"]["parsing"]["datasets"]["pairs"] = {"en-fr": {"fr": "pud"}}
+    xconfig.validate(good, repo / "config/schema.yaml")
+
+
+def test_manual_ud_dataset_has_languages_and_no_download(paper, repo):
+    bad = copy.deepcopy(paper)
+    del bad["data"]["ud"]["lexnorm"]["languages"]
+    assert "'data.ud.lexnorm'" in _error(bad, repo) and "languages" in _error(bad, repo)
+    bad = copy.deepcopy(paper)
+    bad["data"]["ud"]["lexnorm"]["download"] = "ud24"
+    assert "'data.ud.lexnorm.download'" in _error(bad, repo)
+    bad = copy.deepcopy(paper)
+    del bad["data"]["ud"]["ewt"]["treebanks"]
+    assert "'data.ud.ewt'" in _error(bad, repo) and "treebanks" in _error(bad, repo)
+
+
+def test_every_muller_language_is_configured(paper):
+    muller = [  # Muller et al. A.1.2: the sources en, ru, ar and fourteen targets
+        "en", "ru", "ar", "zh", "cs", "fi", "fr", "id", "it",
+        "ja", "de", "hi", "pl", "pt", "sl", "es", "tr",
+    ]  # fmt: skip
+    assert set(muller) <= set(paper["languages"])
+    assert paper["languages"]["zh"]["segmenter"] == "jieba"
+    assert set(paper["data"]["ud"]["pud"]["treebanks"]) == set(muller) - {"sl"}  # no Slovenian PUD

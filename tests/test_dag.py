@@ -188,3 +188,32 @@ def test_a_configured_pos_task_is_fine_tuned_but_kept_out_of_table1(repo, tmp_pa
         "results/demo/finetune/en-fr/default/ner/selected.json"
     ]
     assert plan(files, tmp_path, targets=("finetune",), config=extra)["select_finetune"] == 2
+
+
+def test_paper_plan_of_muller_data_finds_the_import_jobs(repo, tmp_path):
+    # PUD (test only) and English-EWT (train, dev, test) from the one UD v2.4 release; WikiANN
+    # in a language only Muller et al. read.
+    targets = (
+        "results/paper/data/ud/pud/ar/test.conllu",
+        "results/paper/data/ud/ewt/en/train.conllu",
+        "results/paper/data/ner/wikiann/ja/test.txt",
+    )
+    counts = plan([repo / "config/config.yaml"], tmp_path, targets=targets)
+    assert dict(counts) == {
+        "download": 1,  # ud24
+        "unpack": 1,
+        "import_ud_test": 1,
+        "import_ud": 1,
+        "import_ner": 1,
+    }
+
+
+def test_paper_plan_of_an_unconfigured_ud_language_names_the_key(repo, tmp_path):
+    from snakemake.exceptions import InputFunctionException
+
+    with pytest.raises(InputFunctionException, match=r"data\.ud\.pud\.treebanks' has no 'sl'"):
+        plan(
+            [repo / "config/config.yaml"],
+            tmp_path,
+            targets=("results/paper/data/ud/pud/sl/test.conllu",),
+        )

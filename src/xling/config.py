@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from xling.contracts.layout import TASK_SPLITS
 from xling.papers.wu2020 import BUILD_KEYS, TABLE1_ROWS
 
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
@@ -182,6 +183,101 @@ def _check_task_datasets(config: dict) -> None:
                 )
 
 
+def ud_languages(dataset: Mapping[str, Any]) -> list[str]:
+    """The languages of one UD dataset of config ``data.ud``: its treebanks', or a manual one's."""
+    return list(dataset["languages"] if dataset.get("manual") else dataset["treebanks"])
+
+
+def ud_source(config: Mapping[str, Any], dataset: str, lang: str) -> dict:
+    """Where the UD dataset ``dataset`` of ``lang`` comes from (config ``data.ud.<dataset>``).
+
+    Returns ``{"dataset", "lang", "splits"}`` with either ``download`` (the release's name in
+    ``data.downloads``) and ``treebank`` (its folder in the release), or ``manual_dir`` (the
+    files were put by hand under it). Raises ValueError naming the config key when the dataset
+    or the language is not configured.
+    """
+    datasets = config["data"].get("ud", {})
+    if dataset not in datasets:
+        raise ValueError(
+            f"no UD dataset {dataset!r} in config key 'data.ud' "
+            f"(configured: {', '.join(sorted(datasets)) or 'none'})"
+        )
+    settings = datasets[dataset]
+    if lang not in ud_languages(settings):
+        key = "languages" if settings.get("manual") else "treebanks"
+        raise ValueError(
+            f"config key 'data.ud.{dataset}.{key}' has no {lang!r} (it has: "
+            f"{', '.join(ud_languages(settings))}); add the language there or read another dataset"
+        )
+    source = {"dataset": dataset, "lang": lang, "splits": ud_splits(settings)}
+    if settings.get("manual"):
+        return source | {"manual_dir": config["data"]["manual_dir"]}
+    return source | {"download": settings["download"], "treebank": settings["treebanks"][lang]}
+
+
+def ud_splits(dataset: Mapping[str, Any]) -> list[str]:
+    """The splits of a UD dataset of config ``data.ud``, in the order train, dev, test."""
+    return [split for split in TASK_SPLITS if split in dataset["splits"]]
+
+
+def _check_ud(config: dict) -> None:
+    """The UD datasets of ``data.ud`` can be built, and every pair finds its parsing data there."""
+    data = config["data"]
+    if data["source"] != "download":
+        return
+    known = sorted(config["languages"])
+    for name, dataset in data["ud"].items():
+        key = f"data.ud.{name}"
+        if dataset.get("manual"):
+            for extra in ("download", "treebanks"):
+                if extra in dataset:
+                    raise ConfigError(
+                        f"config key '{key}.{extra}': a manual dataset (manual: true) is put "
+                        f"under data.manual_dir by hand and has no {extra}; remove one or the other"
+                    )
+        elif dataset["download"] not in data["downloads"]:
+            raise ConfigError(
+                f"config key '{key}.download': {dataset['download']!r} is not a download in "
+                f"'data.downloads' (configured: {', '.join(sorted(data['downloads']))})"
+            )
+        for lang in ud_languages(dataset):
+            if lang not in config["languages"]:
+                part = "languages" if dataset.get("manual") else "treebanks"
+                raise ConfigError(
+                    f"config key '{key}.{part}': language {lang!r} is not in 'languages' "
+                    f"({', '.join(known)}); add it there with its segmenter"
+                )
+    if "parsing" not in config["tasks"]:
+        return
+    # Every language of a pair reads its parsing data from a dataset of data.ud: the source
+    # language all three splits (fine-tuning), the target language its test split. Wu §5's
+    # transfer pairs (with a `monolingual` section) read theirs the same way.
+    pairs = list(config["pairs"])
+    transfer = config.get("analysis", {}).get("contextual_transfer", {})
+    if "monolingual" in config and "parsing" in transfer.get("tasks", []):
+        pairs += [pair for pair in transfer["pairs"] if pair not in pairs]
+    for pair in pairs:
+        source, target = pair_languages(pair)
+        for lang, splits in ((source, TASK_SPLITS), (target, ("test",))):
+            name = task_dataset(config, "parsing", pair, lang)
+            where = f"config key 'tasks.parsing.datasets' (pair {pair}, {lang})"
+            if name not in data["ud"]:
+                raise ConfigError(
+                    f"{where}: UD dataset {name!r} is not defined under 'data.ud' "
+                    f"(defined: {', '.join(sorted(data['ud']))})"
+                )
+            try:
+                ud_source(config, name, lang)
+            except ValueError as error:
+                raise ConfigError(f"{where}: {error}") from None
+            missing = [split for split in splits if split not in data["ud"][name]["splits"]]
+            if missing:
+                raise ConfigError(
+                    f"{where}: {lang} needs the {', '.join(missing)} split(s), and config key "
+                    f"'data.ud.{name}.splits' has only {', '.join(data['ud'][name]['splits'])}"
+                )
+
+
 def _check_toyworld(config: dict) -> None:
     if config["data"]["source"] != "toyworld":
         return
@@ -208,6 +304,7 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     _expand_paper_rows(config)
     _check_variants(config)
     _check_task_datasets(config)
+    _check_ud(config)
     _check_selection(config)
     from xling.monolingual import check as check_monolingual  # it builds on this module
 

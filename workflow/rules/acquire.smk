@@ -151,22 +151,28 @@ else:
         script:
             "../scripts/download.py"
 
-    rule import_ud:
-        input:
-            f"{R}/raw/unpacked/{config['data']['ud']['download']}",
-        output:
-            **{
-                split: data_path(layout.ud("{dataset}", "{lang}", split))
-                for split in layout.TASK_SPLITS
-            },
-        log:
-            f"{R}/logs/acquire/import_ud_{{dataset}}_{{lang}}.log",
-        conda:
-            "../../envs/torch.yaml"
-        params:
-            treebank=get_ud_treebank,
-        script:
-            "../scripts/import_ud.py"
+    # UD datasets (config data.ud): a treebank of a downloaded release, or files put by hand
+    # under data.manual_dir. One rule per set of splits, each declaring only the files its
+    # datasets have: import_ud (train, dev, test), import_ud_test (PUD, LexNorm).
+    for _splits, _datasets in ud_import_groups().items():
+
+        rule:
+            name:
+                ud_import_rule(_splits)
+            input:
+                get_ud_release,
+            output:
+                **{split: data_path(layout.ud("{dataset}", "{lang}", split)) for split in _splits},
+            log:
+                f"{R}/logs/acquire/import_ud_{{dataset}}_{{lang}}.log",
+            wildcard_constraints:
+                dataset=_alternatives(_datasets),
+            conda:
+                "../../envs/torch.yaml"
+            params:
+                source=get_ud_source,
+            script:
+                "../scripts/import_ud.py"
 
     rule download_tatoeba:
         # Wu 5.1.3: LASER's Tatoeba test files are already one sentence a line, line-aligned.

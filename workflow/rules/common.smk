@@ -4,7 +4,7 @@
 
 import os
 
-from xling.config import pair_languages, selected, task_dataset
+from xling.config import pair_languages, selected, task_dataset, ud_source, ud_splits
 from xling.contracts import layout
 from xling.finetune.grid import grid_points, hp_id
 from xling.monolingual import plan as section5_plan
@@ -128,8 +128,29 @@ def get_segmenter(wildcards):
     return config["languages"][wildcards.lang]["segmenter"]
 
 
-def get_ud_treebank(wildcards):
-    return config["data"]["ud"]["treebanks"][wildcards.lang]
+def ud_import_groups():
+    """Splits -> the UD datasets of config data.ud that have exactly these splits (PUD: test
+    only). Each group has its own import rule, since outputs cannot depend on wildcards."""
+    groups = {}
+    for name, dataset in config["data"].get("ud", {}).items():
+        groups.setdefault(tuple(ud_splits(dataset)), []).append(name)
+    return groups
+
+
+def ud_import_rule(splits):
+    """import_ud for datasets with train, dev and test; import_ud_test for test-only ones."""
+    return "import_ud" if splits == layout.TASK_SPLITS else "_".join(("import_ud", *splits))
+
+
+def get_ud_source(wildcards):
+    """Where the dataset's language comes from: a release's treebank, or the manual folder."""
+    return ud_source(config, wildcards.dataset, wildcards.lang)
+
+
+def get_ud_release(wildcards):
+    """The unpacked UD release of the dataset; nothing for a manual dataset."""
+    source = get_ud_source(wildcards)
+    return [] if "manual_dir" in source else [f"{R}/raw/unpacked/{source['download']}"]
 
 
 def task_files(task, pair, lang, splits):

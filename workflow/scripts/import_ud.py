@@ -1,14 +1,15 @@
-"""Adapter: one UD treebank into the contract layout (validated while copied)."""
+"""Adapter: one language of one UD dataset into the contract layout (validated while copied)."""
 
 import _bootstrap
 
-from xling.acquire.ud import import_treebank
+from xling.acquire.ud import import_ud
 
 
 def main(smk):
     outputs = dict(smk.output.items())  # split -> file, named in the rule
-    counts = import_treebank(smk.input[0], smk.params.treebank, outputs)
-    print(f"{smk.params.treebank}: sentences {counts}")
+    release_dir = smk.input[0] if smk.input else None  # none for a manual dataset
+    counts = import_ud(smk.params.source, outputs, release_dir)
+    print(f"{smk.params.source}: sentences {counts}")
 
 
 _bootstrap.run(main, snakemake)
