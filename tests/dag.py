@@ -6,12 +6,39 @@ The API is documented as internal to Snakemake, so every use of it is kept in th
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def plan(configfiles, workdir, targets=("all",), config=None) -> Counter:
+    """Jobs per rule of the plan for ``targets``."""
+    return Counter(job.rule.name for job in _jobs(configfiles, workdir, targets, config))
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output file of a planned job."""
+
+    path: str  # relative to the working directory
+    rule: str
+    directory: bool  # declared with directory()
+    report: bool  # marked for the HTML report with report()
+
+
+def outputs(configfiles, workdir, targets=("all",), config=None) -> list[Output]:
+    """Every output of every job of the plan for ``targets``."""
+    from snakemake.io import is_flagged
+
+    return [
+        Output(str(f), job.rule.name, bool(f.is_directory), bool(is_flagged(f, "report")))
+        for job in _jobs(configfiles, workdir, targets, config)
+        for f in job.output
+    ]
+
+
+def _jobs(configfiles, workdir, targets, config):
     from snakemake.api import SnakemakeApi
     from snakemake.settings.enums import Quietness
     from snakemake.settings.types import (
@@ -32,5 +59,4 @@ def plan(configfiles, workdir, targets=("all",), config=None) -> Counter:
         )
         dag = workflow.dag(DAGSettings(targets=set(targets)))
         dag.execute_workflow(executor="dryrun")
-        jobs = dag.workflow_api._workflow.dag.jobs
-        return Counter(job.rule.name for job in jobs)
+        return list(dag.workflow_api._workflow.dag.jobs)
