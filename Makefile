@@ -15,9 +15,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-## make demo: the whole demo study (toy world, CPU) -> results/demo/
+## make demo: the whole demo study (toy world, CPU) -> results/demo/, and its HTML report
 demo: $(STAMP)
 	$(BIN)/snakemake all --cores $(CORES) --configfile config/demo.yaml
+	$(BIN)/snakemake --report results/demo/report.html --configfile config/demo.yaml
 
 ## make test: lint, formatting, unit tests, DAG tests, the reduced demo end to end
 test: lint

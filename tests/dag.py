@@ -6,30 +6,45 @@ The API is documented as internal to Snakemake, so every use of it is kept in th
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def plan(configfiles, workdir, targets=("all",), config=None) -> Counter:
-    """Jobs per rule of the plan."""
-    return _planned(configfiles, workdir, targets, config, _count_rules)
+    """Jobs per rule of the plan for ``targets``."""
+    return Counter(job.rule.name for job in _jobs(configfiles, workdir, targets, config))
 
 
 def rule_inputs(configfiles, workdir, rule, targets=("all",), config=None) -> list[list[str]]:
     """The input files of each planned job of ``rule``."""
-
-    def inputs(jobs):
-        return [[str(path) for path in job.input] for job in jobs if job.rule.name == rule]
-
-    return _planned(configfiles, workdir, targets, config, inputs)
+    jobs = _jobs(configfiles, workdir, targets, config)
+    return [[str(path) for path in job.input] for job in jobs if job.rule.name == rule]
 
 
-def _count_rules(jobs) -> Counter:
-    return Counter(job.rule.name for job in jobs)
+@dataclass(frozen=True)
+class Output:
+    """One output file of a planned job."""
+
+    path: str  # relative to the working directory
+    rule: str
+    directory: bool  # declared with directory()
+    report: bool  # marked for the HTML report with report()
 
 
-def _planned(configfiles, workdir, targets, config, summarize):
+def outputs(configfiles, workdir, targets=("all",), config=None) -> list[Output]:
+    """Every output of every job of the plan for ``targets``."""
+    from snakemake.io import is_flagged
+
+    return [
+        Output(str(f), job.rule.name, bool(f.is_directory), bool(is_flagged(f, "report")))
+        for job in _jobs(configfiles, workdir, targets, config)
+        for f in job.output
+    ]
+
+
+def _jobs(configfiles, workdir, targets, config):
     from snakemake.api import SnakemakeApi
     from snakemake.settings.enums import Quietness
     from snakemake.settings.types import (
@@ -50,4 +65,4 @@ def _planned(configfiles, workdir, targets, config, summarize):
         )
         dag = workflow.dag(DAGSettings(targets=set(targets)))
         dag.execute_workflow(executor="dryrun")
-        return summarize(dag.workflow_api._workflow.dag.jobs)
+        return list(dag.workflow_api._workflow.dag.jobs)

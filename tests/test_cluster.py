@@ -236,7 +236,7 @@ def test_a_cancelled_pretraining_job_is_resubmitted_and_resumes(cluster_run):
     assert (model / "config.json").is_file() and (model / "model.safetensors").is_file()
     assert not (cluster_run.workdir / PRETRAIN / ".work").exists()
     table = pd.read_csv(cluster_run.workdir / "results/demo/tables/table1.csv")
-    assert 0 <= table.set_index("variant").loc["default", "ner_fr"] <= 100
+    assert 0 <= table.set_index("variant").loc["default", "NER fr"] <= 100
 
 
 # Outputs that hold wall-clock times or log lines; everything else must be byte-identical.

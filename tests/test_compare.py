@@ -58,3 +58,38 @@ def test_markdown_and_latex_carry_groups_and_notes():
     assert r"\toprule" in tex and r"\bottomrule" in tex and r"\multicolumn{3}{l}" in tex
     assert r"$\pm$" in tex and r"$^\dagger$" in tex
     assert tex.count(r"\\") == 4  # header, two rows, the group caption
+
+
+def test_text_columns_come_before_the_numbers_and_the_key_only_in_the_csv():
+    rows = [
+        ComparedRow(
+            "Default", {"NER": 70.0}, {"NER": 69.2}, text={"Domain": "Wiki"}, key="default"
+        ),
+        ComparedRow("Other", {"NER": 2000.0}, text={"Domain": "n/c"}, key="other"),
+    ]
+    table = ComparedTable(
+        "T", ["NER"], rows, text_columns=["Domain"], key_heading="variant",
+        column_digits={"NER": 0},
+    )  # fmt: skip
+    frame = to_frame(table)
+    assert list(frame.columns) == [
+        "group",
+        "row",
+        "variant",
+        "Domain",
+        "NER",
+        "NER paper",
+        "NER diff",
+    ]
+    assert list(frame["variant"]) == ["default", "other"]
+    assert pd.isna(frame.loc[1, "Domain"])  # n/c never reaches the csv
+    md = to_markdown(table)
+    assert "| Default | Wiki | 70 (69) |" in md and "| Other | n/c | 2000 |" in md
+    assert "variant" not in md
+    assert r"\begin{tabular}{llr}" in to_latex(table)
+
+
+def test_a_table_without_paper_numbers_does_not_promise_them():
+    table = ComparedTable("T", ["NER"], [ComparedRow("Default", {"NER": 70.0})])
+    assert "ours (paper)" not in to_markdown(table) and "ours (paper)" not in to_latex(table)
+    assert "ours (paper)" in to_markdown(_table())

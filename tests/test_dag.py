@@ -70,6 +70,8 @@ def expected_counts(config):
         "table1": 1,
         "anchors": 1,
         "figure_cka": 1,
+        "wu_figure3": 1,
+        "claims": 1,
         "all": 1,
     }
     if prime:
@@ -217,3 +219,24 @@ def test_paper_plan_of_an_unconfigured_ud_language_names_the_key(repo, tmp_path)
             tmp_path,
             targets=("results/paper/data/ud/pud/sl/test.conllu",),
         )
+
+
+def test_one_table_plans_only_what_it_needs(repo, tmp_path):
+    """Table 1 alone: its fine-tuning and what that needs; no section 5, CKA, figures or claims."""
+    config = load(repo, "demo.yaml")
+    counts = plan([repo / "config/demo.yaml"], tmp_path, targets=("results/demo/tables/table1.md",))
+    expected, _, _ = expected_counts({**config, "monolingual": None})
+    needed = {
+        "toyworld", "shard_corpus", "tokenize_shard", "split_corpus", "build_vocab",
+        "pretrain_model", "finetune_run", "select_finetune", "table1",
+    }  # fmt: skip
+    assert set(counts) == needed
+    assert counts["table1"] == 1
+    for rule in ("pretrain_model", "finetune_run", "select_finetune"):
+        assert counts[rule] == expected[rule], rule
+    # the vocabularies of Table 1's models only (anchors.csv compares every scheme: not needed)
+    models = {(pair, v) for pair in config["pairs"] for v in config["variants"]}
+    vocabularies = {
+        (p, config["variants"][v]["domains"], config["variants"][v]["vocab"]) for p, v in models
+    }
+    assert counts["build_vocab"] == len(vocabularies)

@@ -32,14 +32,41 @@ def demo_run(tmp_path_factory):
 
 def test_table1_fills_the_cells_this_slice_computes(demo_run):
     table = pd.read_csv(demo_run / "tables" / "table1.csv").set_index("variant")
-    ner = table.loc["default", "ner_fr"]
+    ner = table.loc["default", "NER fr"]
     assert 0 < ner <= 100
-    assert table.loc["default", "ner_avg"] == pytest.approx(ner)
-    # tasks this slice does not run stay empty, never a number
-    assert pd.isna(table.loc["default", "xnli_fr"]) and pd.isna(table.loc["default", "parsing_fr"])
-    assert table.drop(index="default").filter(like="ner_").isna().all().all()
+    assert table.loc["default", "NER fr paper"] == pytest.approx(79.8)
+    assert table.loc["default", "NER fr diff"] == pytest.approx(ner - 79.8, abs=0.01)
+    # tasks and targets this slice does not run stay empty, never a number
+    assert pd.isna(table.loc["default", "XNLI fr"]) and pd.isna(table.loc["default", "Parsing fr"])
+    assert pd.isna(table.loc["default", "NER ru"]) and pd.isna(table.loc["default", "NER Δ"])
+    ours = [c for c in table.columns if c.startswith("NER ") and c.count(" ") == 1]
+    assert table.drop(index="default")[ours].isna().all().all()
     markdown = (demo_run / "tables" / "table1.md").read_text()
-    assert "| Default |" in markdown and "n/c" in markdown
+    assert "| Default |" in markdown and "n/c (60.9)" in markdown
+    assert (demo_run / "tables" / "table1.tex").read_text().startswith(r"\begin{table}")
+
+
+def test_figure3_claims_and_the_html_report(demo_run):
+    for suffix, magic in (("png", b"\x89PNG"), ("pdf", b"%PDF")):
+        assert (demo_run / f"figures/wu_figure3.{suffix}").read_bytes()[:4] == magic
+    document = json.loads((demo_run / "report/claims.json").read_text())
+    verdicts = {claim["id"]: claim["verdict"] for claim in document["claims"]}
+    # one variant and one pair: no ablation to compare, section 5 of one pair, no Muller et al.
+    assert verdicts["wu-4.1-domain"] == "not computed"
+    assert verdicts["muller-4.3-spearman"] == "not computed"
+    assert verdicts["wu-5.2-similarity-order"] in ("supported", "not supported")
+    workdir = demo_run.parents[1]
+    html = workdir / "results/demo/report.html"
+    command = [
+        str(Path(sys.executable).with_name("snakemake")), "--report", str(html),
+        "--directory", str(workdir), "--snakefile", str(REPO / "Snakefile"),
+        "--configfile", str(REPO / "config/demo.yaml"), str(REPO / "tests/config/e2e.yaml"),
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    text = html.read_text(encoding="utf-8")
+    for caption in ("Table 1 of Wu", "Figure 3 of Wu", "claims, checked against this run"):
+        assert caption in text
 
 
 def test_pretraining_loss_fell_and_beats_unigram(demo_run):

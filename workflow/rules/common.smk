@@ -9,6 +9,7 @@ from xling.contracts import layout
 from xling.finetune.grid import grid_points, hp_id
 from xling.monolingual import plan as section5_plan
 from xling.papers.wu2020 import WU_TASKS
+from xling.report.claims import input_paths as claims_input_paths
 
 R = f"results/{config['study']}"
 PAIRS = list(config["pairs"])  # Table 1's pairs
@@ -555,7 +556,8 @@ def section5_figures():
     if not S5:
         return []
     figures = [f"{R}/figures/wu_figure{n}.{ext}" for n in (4, 5, 6, 7, 8) for ext in ("png", "csv")]
-    return [*figures, f"{R}/tables/wu_cka_retrieval_pearson.csv"]
+    tables = [f"{R}/tables/wu_cka_retrieval_pearson.{ext}" for ext in ("csv", "md", "tex")]
+    return [*figures, *tables]
 
 
 def section5_targets():
@@ -607,11 +609,33 @@ def pretrain_targets():
     return bilingual + [monolingual_model_dir(name) for name in MONOLINGUAL_MODELS]
 
 
+# --------------------------------------------------------------------------- 7. report
+# Categories of Snakemake's HTML report: one per paper, and the claims check of both.
+WU_REPORT = "Wu et al. 2020"
+MULLER_REPORT = "Muller et al. 2021"
+CLAIMS_REPORT = "Claims checked against this run"
+TABLE_FORMATS = ("csv", "md", "tex")  # every table of the report comes in all three
+
+
+def claims_inputs():
+    """Name -> path of what the claims check reads: Table 1, and only the parts of the papers this
+    study's config computes (Wu section 5 with `monolingual`, Muller et al. with `muller`)."""
+    parts = ["table1"]
+    if S5:
+        parts.append("section5")
+    if config.get("muller"):
+        parts.append("muller")  # f"{R}/muller/scores.csv", f"{R}/muller/similarity.csv"
+    return claims_input_paths(R, parts)
+
+
 def report_targets():
+    tables = [f"{R}/tables/{name}.{ext}" for name in ("table1", "anchors") for ext in TABLE_FORMATS]
     return [
-        f"{R}/tables/table1.csv",
-        f"{R}/tables/table1.md",
-        f"{R}/tables/anchors.csv",
+        *tables,
+        f"{R}/figures/wu_figure3.png",
+        f"{R}/figures/wu_figure3.pdf",
         f"{R}/figures/cka_layers.png",
         *section5_figures(),
+        f"{R}/report/claims.md",
+        f"{R}/report/claims.json",
     ]

@@ -10,7 +10,13 @@ rule pretrain_model:
         model=directory(f"{R}/pretrain/{{pair}}/{{variant}}/model"),
         curve=f"{R}/pretrain/{{pair}}/{{variant}}/curve.csv",
         summary=f"{R}/pretrain/{{pair}}/{{variant}}/summary.json",
-        figure=f"{R}/figures/pretrain/{{pair}}_{{variant}}.png",
+        figure=report(
+            f"{R}/figures/pretrain/{{pair}}_{{variant}}.png",
+            caption="../report/pretrain_curve.rst",
+            category=WU_REPORT,
+            subcategory="Pretraining curves",
+            labels={"model": "{pair} {variant}"},
+        ),
     log:
         f"{R}/logs/pretrain/{{pair}}_{{variant}}.log",
     conda:
@@ -38,7 +44,13 @@ rule pretrain_monolingual:
         model=directory(f"{R}/pretrain/mono/{{mono}}/model"),
         curve=f"{R}/pretrain/mono/{{mono}}/curve.csv",
         summary=f"{R}/pretrain/mono/{{mono}}/summary.json",
-        figure=f"{R}/figures/pretrain/mono_{{mono}}.png",
+        figure=report(
+            f"{R}/figures/pretrain/mono_{{mono}}.png",
+            caption="../report/pretrain_curve.rst",
+            category=WU_REPORT,
+            subcategory="Pretraining curves",
+            labels={"model": "monolingual {mono}"},
+        ),
     log:
         f"{R}/logs/pretrain/mono_{{mono}}.log",
     conda:

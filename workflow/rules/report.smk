@@ -1,12 +1,33 @@
-# Stage 7, report: Table 1 in the paper's layout and the figures.
+# Stage 7, report: the papers' tables (csv, markdown, LaTeX) with the paper beside us, the figures,
+# and the check of the papers' claims. Every table and figure is marked for Snakemake's HTML
+# report (`snakemake --report results/<study>/report.html`), captioned by workflow/report/*.rst.
 
 
 rule table1:
     input:
         selected_scores(),
     output:
-        csv=f"{R}/tables/table1.csv",
-        md=f"{R}/tables/table1.md",
+        csv=report(
+            f"{R}/tables/table1.csv",
+            caption="../report/table1.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Table 1", "format": "csv"},
+        ),
+        md=report(
+            f"{R}/tables/table1.md",
+            caption="../report/table1.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Table 1", "format": "markdown"},
+        ),
+        tex=report(
+            f"{R}/tables/table1.tex",
+            caption="../report/table1.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Table 1", "format": "LaTeX"},
+        ),
     log:
         f"{R}/logs/report/table1.log",
     conda:
@@ -23,11 +44,44 @@ rule table1:
         "../scripts/table1.py"
 
 
+rule wu_figure3:
+    # Wu Figure 3: three columns of Table 1, this run beside the paper.
+    input:
+        f"{R}/tables/table1.csv",
+    output:
+        png=report(
+            f"{R}/figures/wu_figure3.png",
+            caption="../report/wu_figure3.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Figure 3", "format": "png"},
+        ),
+        pdf=report(
+            f"{R}/figures/wu_figure3.pdf",
+            caption="../report/wu_figure3.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Figure 3", "format": "pdf"},
+        ),
+    log:
+        f"{R}/logs/report/wu_figure3.log",
+    conda:
+        "../../envs/report.yaml"
+    script:
+        "../scripts/wu_figure3.py"
+
+
 rule figure_cka:
     input:
         cka_tables(),
     output:
-        f"{R}/figures/cka_layers.png",
+        report(
+            f"{R}/figures/cka_layers.png",
+            caption="../report/cka_layers.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "CKA per layer", "format": "png"},
+        ),
     log:
         f"{R}/logs/report/figure_cka.log",
     conda:
@@ -44,13 +98,64 @@ rule anchors:
     input:
         table1_vocabularies(),
     output:
-        f"{R}/tables/anchors.csv",
+        csv=report(
+            f"{R}/tables/anchors.csv",
+            caption="../report/anchors.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Anchor points", "format": "csv"},
+        ),
+        md=report(
+            f"{R}/tables/anchors.md",
+            caption="../report/anchors.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Anchor points", "format": "markdown"},
+        ),
+        tex=report(
+            f"{R}/tables/anchors.tex",
+            caption="../report/anchors.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Anchor points", "format": "LaTeX"},
+        ),
     log:
         f"{R}/logs/report/anchors.log",
     conda:
         "../../envs/text.yaml"
+    params:
+        study=config["study"],
     script:
         "../scripts/anchors.py"
+
+
+rule claims:
+    # The papers' conclusions checked against this run: only the inputs this study computes
+    # (Table 1; Wu section 5 with config `monolingual`; Muller et al. with config `muller`).
+    input:
+        **claims_inputs(),
+    output:
+        md=report(
+            f"{R}/report/claims.md",
+            caption="../report/claims.rst",
+            category=CLAIMS_REPORT,
+            labels={"artefact": "Claims", "format": "markdown"},
+        ),
+        json=report(
+            f"{R}/report/claims.json",
+            caption="../report/claims.rst",
+            category=CLAIMS_REPORT,
+            labels={"artefact": "Claims", "format": "json"},
+        ),
+    log:
+        f"{R}/logs/report/claims.log",
+    conda:
+        "../../envs/report.yaml"
+    params:
+        study=config["study"],
+        english_prime=S5.english_prime if S5 else "enp",
+    script:
+        "../scripts/claims.py"
 
 
 if S5:
@@ -60,8 +165,20 @@ if S5:
         input:
             get_figure_tables,
         output:
-            figure=f"{R}/figures/wu_figure{{figure}}.png",
-            table=f"{R}/figures/wu_figure{{figure}}.csv",
+            figure=report(
+                f"{R}/figures/wu_figure{{figure}}.png",
+                caption="../report/wu_figure.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure {figure}", "format": "png"},
+            ),
+            table=report(
+                f"{R}/figures/wu_figure{{figure}}.csv",
+                caption="../report/wu_figure.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure {figure}", "format": "csv"},
+            ),
         log:
             f"{R}/logs/report/wu_figure{{figure}}.log",
         wildcard_constraints:
@@ -79,10 +196,34 @@ if S5:
         input:
             transfer_tables(),
         output:
-            figure5=f"{R}/figures/wu_figure5.png",
-            table5=f"{R}/figures/wu_figure5.csv",
-            figure8=f"{R}/figures/wu_figure8.png",
-            table8=f"{R}/figures/wu_figure8.csv",
+            figure5=report(
+                f"{R}/figures/wu_figure5.png",
+                caption="../report/wu_figure5.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure 5", "format": "png"},
+            ),
+            table5=report(
+                f"{R}/figures/wu_figure5.csv",
+                caption="../report/wu_figure5.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure 5", "format": "csv"},
+            ),
+            figure8=report(
+                f"{R}/figures/wu_figure8.png",
+                caption="../report/wu_figure8.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure 8", "format": "png"},
+            ),
+            table8=report(
+                f"{R}/figures/wu_figure8.csv",
+                caption="../report/wu_figure8.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure 8", "format": "csv"},
+            ),
         log:
             f"{R}/logs/report/wu_figure5_8.log",
         conda:
@@ -98,12 +239,33 @@ if S5:
             similarity=[f"{R}/analysis/similarity/{pair}.csv" for pair in S5.pairs],
             retrieval=[f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs],
         output:
-            f"{R}/tables/wu_cka_retrieval_pearson.csv",
+            csv=report(
+                f"{R}/tables/wu_cka_retrieval_pearson.csv",
+                caption="../report/wu_cka_retrieval.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "CKA vs retrieval", "format": "csv"},
+            ),
+            md=report(
+                f"{R}/tables/wu_cka_retrieval_pearson.md",
+                caption="../report/wu_cka_retrieval.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "CKA vs retrieval", "format": "markdown"},
+            ),
+            tex=report(
+                f"{R}/tables/wu_cka_retrieval_pearson.tex",
+                caption="../report/wu_cka_retrieval.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "CKA vs retrieval", "format": "LaTeX"},
+            ),
         log:
             f"{R}/logs/report/wu_cka_retrieval_pearson.log",
         conda:
             "../../envs/report.yaml"
         params:
             pairs=S5.pairs,
+            study=config["study"],
         script:
             "../scripts/wu_cka_retrieval.py"

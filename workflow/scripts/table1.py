@@ -1,9 +1,9 @@
-"""Adapter: Table 1 (csv + markdown) from the selected fine-tuning scores."""
+"""Adapter: Table 1 (csv, markdown, LaTeX) from the selected fine-tuning scores."""
 
 import _bootstrap
 
-from xling.atomic import atomic_open
-from xling.report.table1 import build_table1, to_csv_frame, to_markdown
+from xling.report.compare import write_compared
+from xling.report.table1 import build_table1
 
 
 def main(smk):
@@ -14,11 +14,10 @@ def main(smk):
     for path, cell in zip(smk.input, smk.params.cells, strict=True):
         selected = json.loads(Path(path).read_text())
         scores[(cell["variant"], cell["pair"], cell["task"])] = selected["test"][cell["target"]]
-    table = build_table1(smk.params.variants, smk.params.schemes, smk.params.pairs, scores)
-    with atomic_open(smk.output.csv) as out:
-        to_csv_frame(table).to_csv(out, index=False)
-    with atomic_open(smk.output.md) as out:
-        out.write(to_markdown(table, smk.params.pairs, smk.params.study))
+    table = build_table1(
+        smk.params.variants, smk.params.schemes, smk.params.pairs, scores, smk.params.study
+    )
+    write_compared(table, smk.output.csv, smk.output.md, smk.output.tex)
 
 
 _bootstrap.run(main, snakemake)

@@ -100,3 +100,32 @@ TABLE1_DESCRIPTORS = {
     "sep_l1_3": ("-", "40k/40k", "-", "sep. L1-3", "-"),
     "sep_l1_6": ("-", "40k/40k", "-", "sep. L1-6", "-"),
 }
+
+# Table 1's score columns by name: the task, then the target language (or Δ, the average).
+TASK_COLUMNS = {"xnli": "XNLI", "ner": "NER", "parsing": "Parsing"}
+TASK_METRICS = {"xnli": "accuracy", "ner": "span F1", "parsing": "LAS"}
+TABLE1_PAIRS = tuple(f"en-{target}" for target in TABLE1_TARGETS)
+
+# Cells of the paper's Table 1 that are suspect: the Default anchors row repeats the Default row's
+# NER (79.8 / 60.9 / 63.6 / 68.1) and parsing (73.2 / 56.6 / 28.8 / 52.9) numbers exactly, which two
+# differently built models are unlikely to score; its XNLI numbers differ from Default's.
+TABLE1_SUSPECT = {"default_anchors": ("ner", "parsing")}
+TABLE1_SUSPECT_NOTE = (
+    "the paper prints the Default row's NER and parsing numbers again in the Default anchors row, "
+    "digit for digit: those paper cells are probably copied, not measured"
+)
+
+# Figure 3: "Cross-lingual transfer of bilingual MLM on three tasks and language pairs under
+# different settings" (Table 1: "See Figure 3 for visualization of three columns"): one column per
+# task, each on another pair, in the table's order: XNLI en-fr, NER en-ru, parsing en-zh.
+FIGURE3_COLUMNS = (("xnli", "fr"), ("ner", "ru"), ("parsing", "zh"))
+
+# Chance level of each task's score in percent: XNLI has three balanced classes; span F1 and LAS
+# of a model that has learnt nothing are near zero. "Drops to random" (section 4.3) is measured
+# against these.
+CHANCE = {"xnli": 100.0 / 3.0, "ner": 0.0, "parsing": 0.0}
+
+# Targets from the closest to English to the most distant, as the paper orders them (section 4.4,
+# "performance drops as language pairs become more distantly related"; Figure 7 lists en', fr, de,
+# ru, zh). en' is written with the code config `monolingual.english_prime.lang` gives it.
+DISTANCE_ORDER = ("enp", "fr", "de", "ru", "zh")

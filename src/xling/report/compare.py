@@ -7,6 +7,10 @@ LaTeX print the compact ``ours (paper)`` form. A cell this run did not compute r
 a number; a cell the paper does not report prints ours alone. Cells whose paper number is suspect
 (e.g. copied from another row in the paper) carry a dagger and a note under the table.
 
+A table may also have text columns before the numbers (how a row was built, e.g. Table 1's domain
+and vocabulary), printed as they are, and a key column that only the csv carries (a stable row id
+for programs that read it, where the printed label may be renamed).
+
 Written here rather than with ``DataFrame.to_latex``/``to_markdown``: group captions span the row
 and cells combine two numbers, which neither expresses, and ``to_markdown`` needs tabulate.
 """
@@ -42,6 +46,8 @@ class ComparedRow:
     spread: Mapping[str, Value] = field(default_factory=dict)
     group: str = ""
     suspect: frozenset[str] = frozenset()  # columns whose paper number is suspect
+    text: Mapping[str, str] = field(default_factory=dict)  # the table's text columns
+    key: str = ""  # the row's id in the csv's key column
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,12 @@ class ComparedTable:
     notes: Sequence[str] = ()
     digits: int = 1
     row_heading: str = ""
+    text_columns: Sequence[str] = ()  # printed between the label and the numbers
+    key_heading: str = ""  # when set, the csv has this column with each row's key
+    column_digits: Mapping[str, int] = field(default_factory=dict)  # overrides ``digits``
+
+    def digits_of(self, column: str) -> int:
+        return self.column_digits.get(column, self.digits)
 
     def difference(self, row: ComparedRow, column: str) -> Value:
         ours, paper = row.ours.get(column), row.paper.get(column)
@@ -63,6 +75,11 @@ class ComparedTable:
     @property
     def has_spread(self) -> bool:
         return any(not is_missing(v) for row in self.rows for v in row.spread.values())
+
+    @property
+    def has_paper(self) -> bool:
+        """Whether any cell has the paper's number beside ours."""
+        return any(not is_missing(v) for row in self.rows for v in row.paper.values())
 
     @property
     def suspect_notes(self) -> list[str]:
@@ -75,15 +92,21 @@ def _number(value: Value, digits: int) -> str:
 
 def compact_cell(table: ComparedTable, row: ComparedRow, column: str) -> str:
     """``ours (paper)``, ``ours ± std (paper)``, ``n/c (paper)``, or ours alone."""
-    text = _number(row.ours.get(column), table.digits)
+    digits = table.digits_of(column)
+    text = _number(row.ours.get(column), digits)
     spread = row.spread.get(column)
     if not is_missing(row.ours.get(column)) and not is_missing(spread):
-        text += f" ± {spread:.{table.digits}f}"
+        text += f" ± {spread:.{digits}f}"
     paper = row.paper.get(column)
     if not is_missing(paper):
         mark = SUSPECT_MARK if column in row.suspect else ""
-        text += f" ({paper:.{table.digits}f}{mark})"
+        text += f" ({paper:.{digits}f}{mark})"
     return text
+
+
+def _text_cell(row: ComparedRow, column: str) -> str:
+    value = row.text.get(column)
+    return NOT_COMPUTED if value is None or value == "" else str(value)
 
 
 def to_frame(table: ComparedTable) -> pd.DataFrame:
@@ -91,12 +114,18 @@ def to_frame(table: ComparedTable) -> pd.DataFrame:
     records = []
     for row in table.rows:
         record: dict[str, object] = {"group": row.group, "row": row.label}
+        if table.key_heading:
+            record[table.key_heading] = row.key
+        for column in table.text_columns:
+            value = row.text.get(column)
+            record[column] = None if value in (None, NOT_COMPUTED) else value
         for column in table.columns:
-            record[column] = _rounded(row.ours.get(column), table.digits + 2)
+            digits = table.digits_of(column) + 2
+            record[column] = _rounded(row.ours.get(column), digits)
             if table.has_spread:
-                record[f"{column} std"] = _rounded(row.spread.get(column), table.digits + 2)
-            record[f"{column} paper"] = _rounded(row.paper.get(column), table.digits + 2)
-            record[f"{column} diff"] = _rounded(table.difference(row, column), table.digits + 2)
+                record[f"{column} std"] = _rounded(row.spread.get(column), digits)
+            record[f"{column} paper"] = _rounded(row.paper.get(column), digits)
+            record[f"{column} diff"] = _rounded(table.difference(row, column), digits)
         records.append(record)
     return pd.DataFrame(records)
 
@@ -113,16 +142,19 @@ def _grouped_body(table: ComparedTable, width: int) -> list[tuple[str, list[str]
         if row.group and row.group != group:
             body.append(("group", [row.group] + [""] * (width - 1)))
         group = row.group
-        body.append(("row", [row.label, *(compact_cell(table, row, c) for c in table.columns)]))
+        texts = [_text_cell(row, c) for c in table.text_columns]
+        numbers = [compact_cell(table, row, c) for c in table.columns]
+        body.append(("row", [row.label, *texts, *numbers]))
     return body
 
 
 def to_markdown(table: ComparedTable) -> str:
-    header = [table.row_heading or " ", *table.columns]
+    header = [table.row_heading or " ", *table.text_columns, *table.columns]
     lines = [f"# {table.title}", ""]
     if table.description:
         lines += [*table.description, ""]
-    lines += [f"Each cell: ours (paper); `{NOT_COMPUTED}` = not computed by this run.", ""]
+    legend = "Each cell: ours (paper); " if table.has_paper else ""
+    lines += [f"{legend}`{NOT_COMPUTED}` = not computed by this run.", ""]
     lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for kind, cells in _grouped_body(table, len(header)):
         if kind == "group":
@@ -150,12 +182,12 @@ def latex_escape(text: str) -> str:
 
 def to_latex(table: ComparedTable) -> str:
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``), captioned with the title."""
-    width = 1 + len(table.columns)
-    header = [table.row_heading, *table.columns]
+    width = 1 + len(table.text_columns) + len(table.columns)
+    header = [table.row_heading, *table.text_columns, *table.columns]
     lines = [
         r"\begin{table}[ht]",
         r"\centering",
-        r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
+        r"\begin{tabular}{l" + "l" * len(table.text_columns) + "r" * len(table.columns) + "}",
         r"\toprule",
         " & ".join(latex_escape(h) for h in header) + r" \\",
         r"\midrule",
@@ -166,7 +198,8 @@ def to_latex(table: ComparedTable) -> str:
         else:
             lines.append(" & ".join(latex_escape(c) for c in cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    caption = " ".join([table.title + ".", "Each cell: ours (paper).", *table.notes])
+    legend = ["Each cell: ours (paper)."] if table.has_paper else []
+    caption = " ".join([table.title + ".", *legend, *table.notes])
     lines += [rf"\caption{{{latex_escape(caption)}}}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 

@@ -1,32 +1,35 @@
-"""Table 1 of Wu, Conneau et al. (2020) from this run's scores, in the paper's layout.
+"""Table 1 of Wu, Conneau et al. (2020) from this run's scores, the paper's numbers beside ours.
 
 Rows: the paper's ten models in the paper's order and groups, then any extra variant of the config.
 Columns: how the model was built (domain, BPE merges, anchor points, shared parameters, softmax),
-then per task one column per target language and the average, Δ, over them (the paper's Δ column is
-the mean of its three target languages). A cell this run did not compute is left empty in the csv
-and printed ``n/c`` in the markdown: never a number.
+then per task one column per target language and the average over them, Δ (the paper's Δ column is
+the mean of its three target languages). The target columns are the paper's (fr, ru, zh), then those
+of any other pair the study configures; a cell this run does not compute is empty in the csv and
+reads ``n/c`` in markdown and LaTeX, never a number. Written through :mod:`xling.report.compare`,
+so the csv has ``<column>``, ``<column> paper`` and ``<column> diff`` side by side and a
+``variant`` column naming each row's config variant.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-
-import pandas as pd
 
 from xling.papers.wu2020 import (
     DESCRIPTOR_HEADINGS,
-    TABLE1_DESCRIPTORS,
+    TABLE1_PAIRS,
     TABLE1_ROWS,
     TABLE1_SCORES,
-    TABLE1_TARGETS,
-    TASK_HEADINGS,
+    TABLE1_SUSPECT,
+    TABLE1_SUSPECT_NOTE,
+    TASK_COLUMNS,
+    TASK_METRICS,
     WU_TASKS,
 )
+from xling.report.compare import NOT_COMPUTED, SUSPECT_MARK, ComparedRow, ComparedTable
 
-NOT_COMPUTED = "n/c"
-DESCRIPTOR_COLUMNS = ("domain", "bpe_merges", "anchor_points", "shared_parameters", "softmax")
 EXTRA_GROUP = "Variants added by this study"
+KEY = "variant"
+AVERAGE = "Δ"
 
 Scores = Mapping[tuple[str, str, str], float]  # (variant, pair, task) -> target score in [0, 1]
 
@@ -63,12 +66,47 @@ def describe(variant: Mapping, schemes: Mapping[str, Mapping]) -> tuple[str, ...
 
 
 def target_columns(pairs: Sequence[str]) -> list[tuple[str, str]]:
-    """(pair, column label): the target language, or the pair when two pairs share a target."""
-    targets = [pair.split("-")[1] for pair in pairs]
+    """(pair, column label) of the table: the paper's pairs, then the study's others; the label is
+    the target language, or the pair when two pairs share a target."""
+    ordered = list(TABLE1_PAIRS) + [pair for pair in pairs if pair not in TABLE1_PAIRS]
+    targets = [pair.split("-")[1] for pair in ordered]
     return [
         (pair, target if targets.count(target) == 1 else pair)
-        for pair, target in zip(pairs, targets, strict=True)
+        for pair, target in zip(ordered, targets, strict=True)
     ]
+
+
+def score_column(task: str, label: str) -> str:
+    """The name of a score column: ``NER fr``, ``Parsing zh``, ``XNLI Δ`` (the average)."""
+    return f"{TASK_COLUMNS[task]} {label}"
+
+
+def score_columns(pairs: Sequence[str]) -> list[str]:
+    labels = [label for _, label in target_columns(pairs)]
+    return [score_column(task, label) for task in WU_TASKS for label in [*labels, AVERAGE]]
+
+
+def _paper_cells(name: str, columns: Sequence[tuple[str, str]]) -> dict[str, float]:
+    """The paper's numbers of row ``name`` by column; its Δ only where the table's targets are
+    exactly the paper's, since an average over other targets is not comparable."""
+    scores = TABLE1_SCORES.get(name)
+    if scores is None:
+        return {}
+    cells: dict[str, float] = {}
+    for task in WU_TASKS:
+        for pair, label in columns:
+            if pair in TABLE1_PAIRS:
+                cells[score_column(task, label)] = scores[task][TABLE1_PAIRS.index(pair)]
+        if [pair for pair, _ in columns] == list(TABLE1_PAIRS):
+            cells[score_column(task, AVERAGE)] = scores[task][-1]
+    return cells
+
+
+def _suspect_cells(name: str, columns: Sequence[tuple[str, str]]) -> frozenset[str]:
+    labels = [label for _, label in columns] + [AVERAGE]
+    return frozenset(
+        score_column(task, label) for task in TABLE1_SUSPECT.get(name, ()) for label in labels
+    )
 
 
 def build_table1(
@@ -76,107 +114,58 @@ def build_table1(
     schemes: Mapping[str, Mapping],
     pairs: Sequence[str],
     scores: Scores,
-) -> pd.DataFrame:
-    """One row per model; score columns ``<task>_<target>`` and ``<task>_avg`` in percent."""
+    study: str = "",
+) -> ComparedTable:
+    """Table 1 with the paper beside us: scores in percent, one row per model."""
     columns = target_columns(pairs)
-    rows = []
     layout = [(row.name, row.label, row.group, row) for row in TABLE1_ROWS.values()] + [
         (name, settings.get("label", name), EXTRA_GROUP, None)
         for name, settings in variants.items()
         if name not in TABLE1_ROWS
     ]
+    rows = []
     for name, label, group, paper_row in layout:
         settings = variants.get(name)
         if settings is not None:
             label = settings.get("label", label)
         else:  # a paper row this config does not build: described as the paper built it
             settings = paper_row.settings()
-        record = {"variant": name, "model": label, "group": group}
-        record.update(zip(DESCRIPTOR_COLUMNS, describe(settings, schemes), strict=True))
+        ours: dict[str, float | None] = {}
         for task in WU_TASKS:
             values = [scores.get((name, pair, task)) for pair, _ in columns]
             for (_, column), value in zip(columns, values, strict=True):
-                record[f"{task}_{column}"] = None if value is None else 100.0 * value
-            complete = values and all(v is not None for v in values)
-            record[f"{task}_avg"] = 100.0 * sum(values) / len(values) if complete else None
-        rows.append(record)
-    return pd.DataFrame(rows)
-
-
-def _cell(value) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return NOT_COMPUTED
-    return f"{value:.1f}"
-
-
-def _markdown_rows(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
-    # Written by hand instead of DataFrame.to_markdown: group captions span the row, which
-    # tabulate cannot express, and this avoids an optional dependency.
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in body]
-    return lines
-
-
-def to_markdown(table: pd.DataFrame, pairs: Sequence[str], study: str) -> str:
-    columns = [label for _, label in target_columns(pairs)]
-    header = ["Model", *DESCRIPTOR_HEADINGS]
-    for task in WU_TASKS:
-        header += [f"{TASK_HEADINGS[task]} {c}" for c in columns] + [f"{TASK_HEADINGS[task]} Δ"]
-    body: list[list[str]] = []
-    group = ""
-    for record in table.to_dict("records"):
-        if record["group"] != group:
-            group = record["group"]
-            body.append([f"**{group}**"] + [""] * (len(header) - 1))
-        cells = [record["model"], *(record[c] for c in DESCRIPTOR_COLUMNS)]
-        for task in WU_TASKS:
-            cells += [_cell(record[f"{task}_{c}"]) for c in [*columns, "avg"]]
-        body.append(cells)
-    lines = [
-        f"# Table 1 ({study} study)",
-        "",
-        "Zero-shot cross-lingual transfer of bilingual masked LMs (Wu, Conneau et al. 2020,",
-        "Table 1): fine-tuned on English, selected on English dev, tested on the target language.",
-        "Scores x 100, each the mean over the best two hyperparameter sets (English dev).",
-        "Δ = average over the target languages.",
-        f"`{NOT_COMPUTED}` = not computed by this run (the task or the variant is not configured).",
-        "",
-        *_markdown_rows(header, body),
-        "",
-        "## The paper's Table 1, for comparison",
-        "",
-        "Wu, Conneau et al. (2020): Wikipedia, XNLI, WikiAnn / CoNLL / Levow NER, UD v2.3;",
-        '"-" means the same as the Default row.',
-        "",
-        *_paper_markdown(),
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _paper_markdown() -> list[str]:
-    header = ["Model", *DESCRIPTOR_HEADINGS]
-    for task in WU_TASKS:
-        header += [f"{TASK_HEADINGS[task]} {t}" for t in TABLE1_TARGETS] + [
-            f"{TASK_HEADINGS[task]} Δ"
-        ]
-    body = []
-    group = ""
-    for row in TABLE1_ROWS.values():
-        if row.group != group:
-            group = row.group
-            body.append([f"**{group}**"] + [""] * (len(header) - 1))
-        cells = [row.label, *TABLE1_DESCRIPTORS[row.name]]
-        for task in WU_TASKS:
-            cells += [f"{v:.1f}" for v in TABLE1_SCORES[row.name][task]]
-        body.append(cells)
-    return _markdown_rows(header, body)
-
-
-def to_csv_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """The csv keeps every column; scores rounded to 2 decimals, empty where not computed."""
-    frame = table.copy()
-    score_columns = [c for c in frame.columns if c.split("_")[0] in WU_TASKS]
-    frame[score_columns] = frame[score_columns].astype(float).round(2)
-    frame[list(DESCRIPTOR_COLUMNS)] = frame[list(DESCRIPTOR_COLUMNS)].replace(NOT_COMPUTED, "")
-    return frame
+                ours[score_column(task, column)] = None if value is None else 100.0 * value
+            complete = all(v is not None for v in values)
+            ours[score_column(task, AVERAGE)] = (
+                100.0 * sum(values) / len(values) if complete else None
+            )
+        rows.append(
+            ComparedRow(
+                label,
+                ours,
+                paper=_paper_cells(name, columns),
+                group=group,
+                suspect=_suspect_cells(name, columns),
+                text=dict(zip(DESCRIPTOR_HEADINGS, describe(settings, schemes), strict=True)),
+                key=name,
+            )
+        )
+    metrics = ", ".join(f"{TASK_COLUMNS[t]} {TASK_METRICS[t]}" for t in WU_TASKS)
+    title = "Table 1" + (f" ({study} study)" if study else "")
+    return ComparedTable(
+        title=f"{title}: zero-shot cross-lingual transfer of bilingual masked LMs",
+        columns=score_columns(pairs),
+        rows=rows,
+        description=[
+            "Wu, Conneau et al. (2020), Table 1: fine-tuned on English, selected on English",
+            "dev, tested zero-shot on the target language. Scores x 100, each the mean over the",
+            "best two hyperparameter sets on English dev:",
+            f"{metrics}. Δ = the average over the target languages; the paper's Δ is shown only",
+            "where the targets are the paper's three. The paper's descriptor cells read '-' for",
+            "'as Default'; ours are spelt out.",
+        ],
+        notes=[f"{SUSPECT_MARK} {TABLE1_SUSPECT_NOTE[0].upper()}{TABLE1_SUSPECT_NOTE[1:]}."],
+        row_heading="Model",
+        text_columns=DESCRIPTOR_HEADINGS,
+        key_heading=KEY,
+    )

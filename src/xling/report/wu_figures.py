@@ -1,13 +1,14 @@
-"""Figures 4 to 8 of Wu, Conneau et al. (2020), section 5, from the analysis tables.
+"""Figures of Wu, Conneau et al. (2020): Figure 3 from Table 1, Figures 4 to 8 (section 5) from
+the analysis tables.
 
-Each ``figure*`` function takes the per-pair tables (pair -> DataFrame, as the analysis jobs wrote
-them), writes the figure (png) and returns the one long table behind it, which the workflow writes
-next to the figure as csv. Pairs are drawn in the order given.
+Each ``figure4`` .. ``figure8`` function takes the per-pair tables (pair -> DataFrame, as the
+analysis jobs wrote them), writes the figure (png) and returns the one long table behind it, which
+the workflow writes next to the figure as csv. Pairs are drawn in the order given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -18,6 +19,8 @@ import pandas as pd
 from scipy.stats import pearsonr
 
 from xling.atomic import atomic_open
+from xling.papers.wu2020 import CHANCE, FIGURE3_COLUMNS, TASK_COLUMNS, TASK_METRICS
+from xling.report.table1 import score_column
 
 Tables = Mapping[str, pd.DataFrame]
 
@@ -31,6 +34,55 @@ def _save(fig, out_path: str | Path) -> None:
     with atomic_open(out_path, "wb", encoding=None) as handle:
         fig.savefig(handle, format=Path(out_path).suffix.lstrip(".") or "png")
     plt.close(fig)
+
+
+def figure3(table1: pd.DataFrame, out_paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Figure 3: three columns of Table 1 (XNLI en-fr, NER en-ru, parsing en-zh), one bar per model
+    for this run beside one for the paper (dotted: XNLI's chance level). ``table1`` is Table 1's
+    csv; each path of ``out_paths`` gets the figure in the format its suffix names (png, pdf).
+    Returns the numbers drawn."""
+    rows = table1.iloc[::-1]  # the first row of the table at the top
+    fig, axes = plt.subplots(1, len(FIGURE3_COLUMNS), figsize=(11, 0.32 * len(rows) + 1.6), dpi=150)
+    drawn = []
+    positions = list(range(len(rows)))
+    for ax, (task, target) in zip(axes, FIGURE3_COLUMNS, strict=True):
+        column = score_column(task, target)
+        ours = _numbers(rows, column)
+        paper = _numbers(rows, f"{column} paper")
+        height = 0.4
+        ax.barh([p + height / 2 for p in positions], ours.fillna(0), height, label="this run")
+        ax.barh(
+            [p - height / 2 for p in positions], paper.fillna(0), height, label="Wu et al. 2020",
+            color="0.7", hatch="//", edgecolor="0.4", linewidth=0.3,
+        )  # fmt: skip
+        for position, value in zip(positions, ours, strict=True):
+            if pd.isna(value):
+                ax.text(1, position + height / 2, "n/c", va="center", fontsize=6)
+        if CHANCE[task]:
+            ax.axvline(CHANCE[task], color="0.3", linestyle=":", linewidth=0.8)
+        ax.set_yticks(positions, list(rows["row"]) if ax is axes[0] else [""] * len(rows))
+        ax.set(title=f"{TASK_COLUMNS[task]} en-{target}", xlabel=TASK_METRICS[task], xlim=(0, 100))
+        ax.grid(axis="x", alpha=0.3)
+        drawn.append(
+            pd.DataFrame({"row": rows["row"], "column": column, "ours": ours, "paper": paper}).iloc[
+                ::-1
+            ]
+        )
+    axes[-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle("Cross-lingual transfer of bilingual MLMs under different settings (Table 1)")
+    fig.tight_layout()
+    for out_path in out_paths:
+        with atomic_open(out_path, "wb", encoding=None) as handle:
+            fig.savefig(handle, format=Path(out_path).suffix.lstrip("."))
+    plt.close(fig)
+    return pd.concat(drawn, ignore_index=True)
+
+
+def _numbers(table: pd.DataFrame, column: str) -> pd.Series:
+    """A score column as floats; all missing when the table lacks it (a column not computed)."""
+    if column not in table:
+        return pd.Series([float("nan")] * len(table), index=table.index)
+    return pd.to_numeric(table[column], errors="coerce")
 
 
 def figure4(tables: Tables, out_path: str | Path) -> pd.DataFrame:

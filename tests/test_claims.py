@@ -1,0 +1,530 @@
+"""The claims check (xling.report.claims): every predicate on hand-made tables that should pass
+and on tables that should fail, missing inputs, and the spread over seeds."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xling.papers.wu2020 import TABLE1_ROWS, TABLE1_SCORES, WU_TASKS
+from xling.report import claims
+from xling.report.claims import NOT_COMPUTED, NOT_SUPPORTED, SUPPORTED, Run
+from xling.report.compare import to_frame
+from xling.report.table1 import build_table1
+
+PAIRS = ["en-fr", "en-ru", "en-zh"]
+SCHEMES = {
+    "joint": {"merges": 80000},
+    "per_language": {"merges": 40000},
+    "per_language_prefixed": {"merges": 40000},
+    "codeswitch": {"merges": 80000},
+}
+
+
+def verdict(run: Run, claim_id: str) -> claims.Verdict:
+    (claim,) = [c for c in claims.CLAIMS if c.id == claim_id]
+    return claims.evaluate_claim(claim, run)
+
+
+def ids(prefix):
+    return [c.id for c in claims.CLAIMS if c.id.startswith(prefix)]
+
+
+def test_claims_are_data_with_unique_ids_and_known_inputs():
+    assert len({c.id for c in claims.CLAIMS}) == len(claims.CLAIMS)
+    for claim in claims.CLAIMS:
+        assert claim.paper in (claims.WU, claims.MULLER)
+        assert claim.section.startswith("§") and claim.sentence and claim.predicate
+        assert set(claim.needs) <= set(claims.INPUTS)
+    sections = {(c.paper, c.section.split(",")[0]) for c in claims.CLAIMS}
+    for section in ("§4.1", "§4.2", "§4.3", "§4.4", "§4.5", "§5.1.2", "§5.2"):
+        assert (claims.WU, section) in sections
+    for section in ("§4.1", "§4.2", "§4.3"):
+        assert (claims.MULLER, section) in sections
+
+
+# --------------------------------------------------------------------------- Table 1
+def table1(scores=TABLE1_SCORES, variants=None) -> pd.DataFrame:
+    """Table 1's csv of a run that scored ``scores`` (the paper's by default)."""
+    names = list(TABLE1_ROWS) if variants is None else variants
+    settings = {name: TABLE1_ROWS[name].settings() for name in names}
+    cells = {
+        (name, pair, task): scores[name][task][i] / 100
+        for name in names
+        for task in WU_TASKS
+        for i, pair in enumerate(PAIRS)
+    }
+    return to_frame(build_table1(settings, SCHEMES, PAIRS, cells))
+
+
+def edit(frame: pd.DataFrame, variant: str, columns, value) -> pd.DataFrame:
+    frame = frame.copy()
+    for column in [columns] if isinstance(columns, str) else columns:
+        frame.loc[frame["variant"] == variant, column] = value
+    return frame
+
+
+def all_targets(task):
+    return [f"{task} {t}" for t in ("fr", "ru", "zh")]
+
+
+# each Table 1 claim, and an edit of the paper's numbers that breaks it
+TABLE1_BREAKERS = {
+    "wu-4.1-domain": lambda f: edit(f, "wiki_cc", all_targets("NER"), 40.0),
+    "wu-4.2-no-anchors": lambda f: edit(f, "no_anchors", all_targets("XNLI"), 60.0),
+    "wu-4.2-extra-anchors-distant": lambda f: edit(f, "extra_anchors", "XNLI zh", 68.0),
+    "wu-4.3-sep-emb-vs-no-anchors": lambda f: edit(f, "sep_emb", all_targets("Parsing"), 60.0),
+    "wu-4.3-sep-emb-l1-6-chance": lambda f: edit(f, "sep_emb_l1_6", all_targets("NER"), 60.0),
+    "wu-4.3-sep-l1-3-reasonable": lambda f: edit(f, "sep_l1_3", all_targets("Parsing"), 10.0),
+    "wu-4.3-fewer-shared-layers": lambda f: edit(f, "sep_l1_6", "XNLI fr", 80.0),
+    "wu-4.4-distance": lambda f: f.assign(**{"XNLI zh": f["XNLI fr"] + 5}),
+    "wu-4.4-distant-lose-most": lambda f: f.assign(
+        **{"NER zh": f.loc[f["variant"] == "default", "NER zh"].iloc[0]}
+    ),
+    "wu-4.5-summary": lambda f: edit(
+        f, "wiki_cc", [c for t in ("XNLI", "NER", "Parsing") for c in all_targets(t)], 0.0
+    ),
+}
+
+
+def test_every_table1_claim_has_a_failing_case():
+    assert set(TABLE1_BREAKERS) == {c.id for c in claims.CLAIMS if c.needs == ("table1",)}
+
+
+@pytest.mark.parametrize("claim_id", sorted(TABLE1_BREAKERS))
+def test_table1_claims_hold_on_the_papers_numbers_and_fail_when_broken(claim_id):
+    paper = table1()
+    supported = verdict(Run({"table1": paper}), claim_id)
+    assert supported.verdict == SUPPORTED, (supported.failed, supported.reason)
+    assert supported.numbers, "a verdict reports the numbers it used"
+    broken = verdict(Run({"table1": TABLE1_BREAKERS[claim_id](paper)}), claim_id)
+    assert broken.verdict == NOT_SUPPORTED, broken.numbers
+    assert broken.failed
+
+
+def test_the_paper_ablation_numbers_in_detail():
+    result = verdict(Run({"table1": table1()}), "wu-4.1-domain")
+    assert result.numbers["xnli: default - wiki_cc"] == pytest.approx(1.4, abs=0.05)
+    assert result.numbers["ner: default - wiki_cc"] == pytest.approx(6.3, abs=0.05)
+
+
+def test_table1_claims_whose_rows_this_run_did_not_build_are_not_computed():
+    only_default = Run({"table1": table1(variants=["default"])})
+    results = {c.id: claims.evaluate_claim(c, only_default) for c in claims.CLAIMS}
+    for claim_id in TABLE1_BREAKERS:
+        expected = SUPPORTED if claim_id == "wu-4.4-distance" else NOT_COMPUTED
+        assert results[claim_id].verdict == expected, claim_id
+    # one pair only: no distant target to compare with
+    single = table1().drop(columns=[c for c in table1().columns if " ru" in c or " zh" in c])
+    assert verdict(Run({"table1": single}), "wu-4.2-extra-anchors-distant").verdict == NOT_COMPUTED
+    assert verdict(Run({"table1": single}), "wu-4.1-domain").verdict == SUPPORTED
+
+
+def test_table1_differences_must_exceed_the_spread_over_seeds():
+    paper = table1()
+    assert verdict(Run({"table1": paper}), "wu-4.3-sep-emb-vs-no-anchors").verdict == SUPPORTED
+    noisy = paper.copy()
+    for column in [c for t in ("XNLI", "NER", "Parsing") for c in all_targets(t)]:
+        noisy[f"{column} std"] = 5.0  # No anchors - Sep Emb is 0.9 to 3.4 points
+    result = verdict(Run({"table1": noisy}), "wu-4.3-sep-emb-vs-no-anchors")
+    assert result.verdict == NOT_SUPPORTED
+    assert any(name.endswith("(std)") for name in result.numbers)
+
+
+# --------------------------------------------------------------------------- Wu section 5
+LAYERS = range(9)
+
+
+def figure4(gain=0.2, fasttext=0.3, slope=0.02) -> pd.DataFrame:
+    rows = []
+    for pair in ("en-fr", "en-de"):
+        for mapped in (True, False):
+            extra = gain if mapped else 0.0
+            rows.append(
+                {
+                    "pair": pair,
+                    "method": "embeddings",
+                    "layer": None,
+                    "mapped": mapped,
+                    "p_at_1": 0.35 + extra,
+                }
+            )
+            rows.append(
+                {
+                    "pair": pair,
+                    "method": "fasttext",
+                    "layer": None,
+                    "mapped": mapped,
+                    "p_at_1": fasttext + extra,
+                }
+            )
+            rows += [
+                {
+                    "pair": pair,
+                    "method": "contextual",
+                    "layer": layer,
+                    "mapped": mapped,
+                    "p_at_1": 0.1 + slope * layer + extra,
+                }
+                for layer in LAYERS
+            ]
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+def figure5(peak=4, bimlm_bonus=0.1) -> pd.DataFrame:
+    rows = []
+    for pair in ("en-fr", "en-de"):
+        for task in ("ner", "parsing"):
+            for layer in LAYERS:
+                score = 0.6 - 0.05 * abs(layer - peak)
+                rows.append(
+                    {
+                        "pair": pair,
+                        "task": task,
+                        "layer": layer,
+                        "line": "mlm_align",
+                        "score": score,
+                    }
+                )
+                rows.append(
+                    {
+                        "pair": pair,
+                        "task": task,
+                        "layer": layer,
+                        "line": "bimlm",
+                        "score": score + bimlm_bonus,
+                    }
+                )
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+def figure6(peak=1) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"pair": pair, "direction": direction, "layer": layer,
+             "p_at_1": 0.5 - 0.04 * abs(layer - peak), "n_train": 100, "n_test": 50}
+            for pair in ("en-fr", "en-de")
+            for direction in (pair, "-".join(reversed(pair.split("-"))))
+            for layer in LAYERS
+        ]
+    )  # fmt: skip
+
+
+def figure7(bilingual=0.1, random=-0.2, peak=1, gaps=None) -> pd.DataFrame:
+    gaps = gaps or {"en-enp": 0.12, "en-fr": 0.1, "en-de": 0.08, "en-ru": 0.05, "en-zh": 0.02}
+    rows = []
+    for pair, gap in gaps.items():
+        for encoder, offset in (
+            ("bilingual", bilingual and gap),
+            ("monolingual", 0.0),
+            ("random", random),
+        ):
+            values = {f"L{layer}": 0.6 + offset - 0.03 * abs(layer - peak) for layer in LAYERS}
+            values["AVER"] = float(np.mean(list(values.values())))
+            rows.append({"pair": pair, "encoder": encoder, **values})
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+def pearson(*values) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"pair": f"en-{lang}", "pearson_r": r, "p_value": 0.01, "layers": 9}
+         for lang, r in zip(("fr", "de", "ru", "zh"), values, strict=False)]
+    )  # fmt: skip
+
+
+SECTION5_CASES = {
+    "wu-5.1-mapped-beats-unmapped": ("wu_figure4", figure4(), figure4(gain=0.01)),
+    "wu-5.1.1-embeddings-vs-fasttext": ("wu_figure4", figure4(), figure4(fasttext=0.5)),
+    "wu-5.1.1-higher-layers": ("wu_figure4", figure4(), figure4(slope=-0.01)),
+    "wu-5.1.2-middle-layers": ("wu_figure5", figure5(), figure5(peak=8)),
+    "wu-5.1.2-bimlm-better": ("wu_figure5", figure5(), figure5(bimlm_bonus=-0.1)),
+    "wu-5.1.3-lower-layers": ("wu_figure6", figure6(), figure6(peak=7)),
+    "wu-5.2-similarity-order": ("wu_figure7", figure7(), figure7(random=0.05)),
+    "wu-5.2-early-layers": ("wu_figure7", figure7(), figure7(peak=6)),
+    "wu-5.2-cka-retrieval": ("wu_cka_retrieval", pearson(0.95, 0.93, 0.97, 0.91),
+                             pearson(0.95, 0.5, 0.97, 0.91)),
+    "wu-5.2-gap-shrinks": ("wu_figure7", figure7(),
+                           figure7(gaps={"en-enp": 0.02, "en-fr": 0.05, "en-zh": 0.1})),
+}  # fmt: skip
+
+
+def test_every_section5_claim_has_cases():
+    section5 = {c.id for c in claims.CLAIMS if c.id.startswith("wu-5")}
+    assert set(SECTION5_CASES) == section5
+
+
+@pytest.mark.parametrize("claim_id", sorted(SECTION5_CASES))
+def test_section5_claims_pass_and_fail(claim_id):
+    name, good, bad = SECTION5_CASES[claim_id]
+    supported = verdict(Run({name: good}), claim_id)
+    assert supported.verdict == SUPPORTED, (supported.failed, supported.reason, supported.numbers)
+    broken = verdict(Run({name: bad}), claim_id)
+    assert broken.verdict == NOT_SUPPORTED, broken.numbers
+    assert verdict(Run({}), claim_id).verdict == NOT_COMPUTED
+
+
+def test_an_undefined_correlation_is_not_a_verdict():
+    undefined = pearson(float("nan"), float("nan"))
+    assert verdict(Run({"wu_cka_retrieval": undefined}), "wu-5.2-cka-retrieval").verdict == (
+        NOT_COMPUTED
+    )
+    partly = pearson(0.95, float("nan"))
+    assert verdict(Run({"wu_cka_retrieval": partly}), "wu-5.2-cka-retrieval").verdict == SUPPORTED
+
+
+def test_distance_orders_en_prime_by_its_configured_code():
+    frame = figure7(gaps={"en-ep": 0.2, "en-fr": 0.1, "en-zh": 0.0})
+    result = verdict(Run({"wu_figure7": frame}, english_prime="ep"), "wu-5.2-gap-shrinks")
+    assert result.verdict == SUPPORTED
+
+
+# --------------------------------------------------------------------------- Muller et al.
+TARGETS = ("fr", "de", "ru", "zh", "ar", "tr")
+GROUPS = ("1-2", "3-4", "5-6", "7-8", "9-10", "11-12")
+
+
+def muller_scores(low_cross=10.0, low_same=1.0, upper=0.2, spread=0.0, domain_cross=6.0):
+    """scores.csv: RANDOM-INIT drops (points) by group; seeds offset by -spread, 0, +spread."""
+    drops = {
+        "ref": (0.0, 0.0),
+        "1-2": (low_same, low_cross),
+        "3-4": (low_same, low_cross / 2),
+        "5-6": (1.0, 2.0),
+        "7-8": (0.5, 1.0),
+        "9-10": (upper, upper),
+        "11-12": (upper, upper),
+    }
+    rows = []
+    for task in ("parsing", "pos", "ner"):
+        for group, (same, cross) in drops.items():
+            for seed, offset in enumerate((-spread, 0.0, spread)):
+                for hp, bad in (("a", 0.0), ("b", 0.5)):  # "b" is worse on English dev
+                    for evaluation in ("en", *TARGETS):
+                        base = 0.9 if evaluation == "en" else 0.8 - 0.05 * TARGETS.index(evaluation)
+                        drop = same if evaluation == "en" else cross
+                        score = base - (drop + offset) / 100 - bad
+                        rows.append(
+                            {
+                                "experiment": "transfer",
+                                "task": task,
+                                "source": "en",
+                                "group": group,
+                                "seed": seed,
+                                "evaluation": evaluation,
+                                "lang": evaluation,
+                                "split": "test",
+                                "score": score,
+                                "hp_id": hp,
+                            }
+                        )
+                    rows.append(
+                        {
+                            "experiment": "transfer",
+                            "task": task,
+                            "source": "en",
+                            "group": group,
+                            "seed": seed,
+                            "evaluation": "en",
+                            "lang": "en",
+                            "split": "dev",
+                            "score": 0.9 - bad,
+                            "hp_id": hp,
+                        }
+                    )
+        for group, (same, cross) in {
+            "ref": (0, 0),
+            "0-1": (1.0, domain_cross),
+            "10-11": (0.2, 0.2),
+        }.items():
+            for evaluation, lang in (
+                ("en", "en"),
+                ("en_lit", "en"),
+                ("en_web", "en"),
+                ("fr", "fr"),
+            ):
+                drop = same if lang == "en" else cross
+                rows.append(
+                    {
+                        "experiment": "domain",
+                        "task": task,
+                        "source": "en",
+                        "group": group,
+                        "seed": 0,
+                        "evaluation": evaluation,
+                        "lang": lang,
+                        "split": "test",
+                        "score": 0.8 - drop / 100,
+                        "hp_id": "a",
+                    }
+                )
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+def muller_similarity(peak=5, finetuned_shift=0.0, ablated=-0.2, order=-1, spread=0.0):
+    """similarity.csv: CKA peaking at ``peak``; target i is less similar when ``order`` < 0."""
+    rows = []
+    models = [("pretrained", "")] + [("finetuned", t) for t in ("parsing", "pos", "ner")]
+    for model, task in models:
+        groups = {"ref": 0.0} if model == "pretrained" else {"ref": 0.0, "1-2": ablated}
+        for group, offset in groups.items():
+            for seed, noise in enumerate((-spread, 0.0, spread)):
+                for i, target in enumerate(TARGETS):
+                    for layer in range(13):
+                        center = peak + (finetuned_shift if model == "finetuned" else 0)
+                        cka = 0.7 - 0.03 * abs(layer - center) + offset + 0.02 * order * i + noise
+                        rows.append(
+                            {
+                                "model": model,
+                                "task": task,
+                                "group": group,
+                                "seed": seed,
+                                "source": "en",
+                                "target": target,
+                                "layer": layer,
+                                "cka": cka,
+                                "cka_debiased": cka,
+                            }
+                        )
+    return pd.DataFrame(rows)  # fmt: skip
+
+
+MULLER_CASES = {
+    "muller-4.1-lower-layers": ({"muller_scores": muller_scores()},
+                                {"muller_scores": muller_scores(low_cross=1.5)}),
+    "muller-4.1-upper-layers": ({"muller_scores": muller_scores()},
+                                {"muller_scores": muller_scores(upper=3.0)}),
+    "muller-4.1-domain": ({"muller_scores": muller_scores()},
+                          {"muller_scores": muller_scores(domain_cross=0.5)}),
+    "muller-4.2-peak-middle": ({"muller_similarity": muller_similarity()},
+                               {"muller_similarity": muller_similarity(peak=12)}),
+    "muller-4.2-finetuning-preserves": ({"muller_similarity": muller_similarity()},
+                                        {"muller_similarity": muller_similarity(
+                                            finetuned_shift=5)}),
+    "muller-4.3-random-init-similarity": ({"muller_similarity": muller_similarity()},
+                                          {"muller_similarity": muller_similarity(ablated=0.1)}),
+    "muller-4.3-spearman": (
+        {"muller_scores": muller_scores(), "muller_similarity": muller_similarity()},
+        {"muller_scores": muller_scores(), "muller_similarity": muller_similarity(order=1)},
+    ),
+}  # fmt: skip
+
+
+def test_every_muller_claim_has_cases():
+    assert set(MULLER_CASES) == set(ids("muller-"))
+
+
+@pytest.mark.parametrize("claim_id", sorted(MULLER_CASES))
+def test_muller_claims_pass_and_fail(claim_id):
+    good, bad = MULLER_CASES[claim_id]
+    supported = verdict(Run(good), claim_id)
+    assert supported.verdict == SUPPORTED, (supported.failed, supported.reason, supported.numbers)
+    broken = verdict(Run(bad), claim_id)
+    assert broken.verdict == NOT_SUPPORTED, (broken.numbers, broken.reason)
+    assert verdict(Run({}), claim_id).verdict == NOT_COMPUTED
+
+
+def test_muller_grid_points_are_chosen_on_source_dev():
+    scores = claims.Scores(muller_scores())
+    # hp "b" is 50 points worse everywhere: were it averaged in, the reference would be 65
+    assert scores.get("transfer", "parsing", "en", "ref", "en").value == pytest.approx(90.0)
+    assert scores.get("transfer", "parsing", "en", "1-2", "fr").value == pytest.approx(70.0)
+
+
+def test_muller_spearman_is_computed_from_the_gap_and_the_layer_averaged_similarity():
+    result = verdict(
+        Run({"muller_scores": muller_scores(), "muller_similarity": muller_similarity()}),
+        "muller-4.3-spearman",
+    )
+    assert result.numbers["parsing finetuned: Spearman rho (n=6)"] == pytest.approx(-1.0)
+    assert result.numbers["parsing pretrained: p"] < 0.05
+    too_few = muller_scores()
+    too_few = too_few[too_few["evaluation"].isin(["en", "fr", "de"])]
+    run = Run({"muller_scores": too_few, "muller_similarity": muller_similarity()})
+    assert verdict(run, "muller-4.3-spearman").verdict == NOT_COMPUTED
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "good", "noisy"),
+    [
+        ("muller-4.1-lower-layers", {"muller_scores": muller_scores(low_cross=6.0)},
+         {"muller_scores": muller_scores(low_cross=6.0, spread=8.0)}),
+        ("muller-4.3-random-init-similarity",
+         {"muller_similarity": muller_similarity(ablated=-0.02)},
+         {"muller_similarity": muller_similarity(ablated=-0.02, spread=0.2)}),
+    ],
+)  # fmt: skip
+def test_muller_verdicts_use_the_spread_over_seeds(claim_id, good, noisy):
+    assert verdict(Run(good), claim_id).verdict == SUPPORTED
+    result = verdict(Run(noisy), claim_id)
+    assert result.verdict == NOT_SUPPORTED
+    assert any(name.endswith("(std)") for name in result.numbers) or result.failed
+
+
+# --------------------------------------------------------------------------- inputs and output
+def test_missing_or_empty_inputs_make_their_claims_not_computed(tmp_path):
+    (tmp_path / "tables").mkdir()
+    table1().to_csv(tmp_path / "tables/table1.csv", index=False)
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures/wu_figure7.csv").write_text("")  # empty: not a table
+    paths = claims.input_paths(tmp_path, ["table1", "section5", "muller"])
+    assert paths["muller_scores"] == f"{tmp_path}/muller/scores.csv"
+    run = Run.load(paths)
+    results = claims.evaluate(run)
+    by_id = {r.claim.id: r for r in results}
+    assert all(by_id[i].verdict == SUPPORTED for i in TABLE1_BREAKERS)
+    for result in results:
+        if "table1" not in result.claim.needs:
+            assert result.verdict == NOT_COMPUTED and "not computed by this run" in result.reason
+
+
+def test_the_study_computes_only_its_parts():
+    assert set(claims.input_paths("r", ["table1"])) == {"table1"}
+    section5 = claims.input_paths("r", ["table1", "section5"])
+    assert "wu_figure4" in section5 and "muller_scores" not in section5
+
+
+def test_markdown_and_json_report_every_verdict_and_its_numbers(tmp_path):
+    results = claims.evaluate(Run({"table1": table1()}))
+    md, js = tmp_path / "claims.md", tmp_path / "claims.json"
+    claims.write_claims(results, md, js, "demo")
+    document = json.loads(js.read_text())
+    assert document["study"] == "demo" and len(document["claims"]) == len(claims.CLAIMS)
+    assert sum(document["counts"].values()) == len(claims.CLAIMS)
+    first = document["claims"][0]
+    assert first["verdict"] == SUPPORTED and first["numbers"] and first["tolerance"] == 7.0
+    text = md.read_text()
+    assert claims.README_BEGIN in text and claims.README_END in text
+    for claim in claims.CLAIMS:
+        assert f"`{claim.id}`" in text
+    assert f"{len(claims.CLAIMS)} claims: " in text
+
+
+def test_command_line_checks_a_results_folder(tmp_path):
+    (tmp_path / "tables").mkdir()
+    table1().to_csv(tmp_path / "tables/table1.csv", index=False)
+    assert claims.main([str(tmp_path)]) == 0
+    document = json.loads((tmp_path / "report/claims.json").read_text())
+    assert document["counts"][SUPPORTED] == len(TABLE1_BREAKERS)
+
+
+def test_a_task_where_default_does_not_transfer_is_left_out_of_the_chance_claims():
+    at_chance = table1().copy()
+    for column in all_targets("XNLI"):
+        at_chance[column] = 35.0  # every model within 5 points of XNLI's chance (33.3)
+    result = verdict(Run({"table1": at_chance}), "wu-4.3-sep-emb-l1-6-chance")
+    assert result.verdict == SUPPORTED
+    assert "xnli: share of Default kept" not in result.numbers
+    assert "ner: share of Default kept" in result.numbers
+    for task in ("NER", "Parsing"):
+        for column in all_targets(task):
+            at_chance[column] = 2.0
+    for claim_id in ("wu-4.3-sep-emb-l1-6-chance", "wu-4.3-sep-l1-3-reasonable"):
+        assert verdict(Run({"table1": at_chance}), claim_id).verdict == NOT_COMPUTED
+
+
+def test_json_is_strict_even_with_an_undefined_number():
+    results = claims.evaluate(Run({"wu_cka_retrieval": pearson(0.95, float("nan"))}))
+    document = json.loads(claims.to_json(results))
+    (entry,) = [c for c in document["claims"] if c["id"] == "wu-5.2-cka-retrieval"]
+    assert entry["numbers"]["en-de: Pearson r"] is None and entry["verdict"] == SUPPORTED
