@@ -37,6 +37,7 @@ include: "workflow/rules/pretrain.smk"
 include: "workflow/rules/finetune.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/muller.smk"
 
 
 # Targets: `all` (the default: every table and figure, and the scores of every configured task,
@@ -48,6 +49,7 @@ rule all:
     input:
         report_targets(),
         finetune_targets(),
+        muller_targets(),
 
 
 rule data:
@@ -84,3 +86,8 @@ rule analysis:
 rule report:
     input:
         report_targets(),
+
+
+rule muller:
+    input:
+        muller_targets(),

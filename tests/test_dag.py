@@ -92,7 +92,23 @@ def expected_counts(config):
             "wu_transfer_figures": 1,
             "wu_cka_retrieval_correlation": 1,
         }
+    if config.get("muller"):
+        counts |= muller_counts(config)
     return counts, corpora, pair_languages
+
+
+def muller_counts(config):
+    """Jobs of Muller et al.'s stage: one encoding per setup, its jobs, one of the rest."""
+    from xling.muller.plan import plan as muller_plan
+
+    study = muller_plan(config)
+    counts = {"muller_encode": len(study.setups)}
+    counts["muller_finetune"] = sum(len(study.jobs(setup)) for setup in study.setups)
+    for rule in ("parallel", "similarity_pretrained", "collect", "tables", "figures"):
+        counts[f"muller_{rule}"] = 1
+    if config["muller"]["model"]["source"] == "pretrain":
+        counts |= {"build_multilingual_vocab": 1, "pretrain_multilingual": 1}
+    return counts
 
 
 def test_demo_plan_matches_the_config(repo, tmp_path):
@@ -139,7 +155,33 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
         import_ner=len(imports("ner")),
         import_ud=len(imports("parsing")),
     )
+    # Muller et al.: their treebanks from UD v2.4 (test-only ones through import_ud_test), and
+    # WikiANN / CoNLL-2003 in their languages
+    ud, ner = muller_imports(config)
+    ud_wu = {(dataset, lang) for lang, dataset in imports("parsing")}
+    test_only = {name for name, d in config["data"]["ud"].items() if d["splits"] == ["test"]}
+    expected["import_ud"] = len({key for key in ud | ud_wu if key[0] not in test_only})
+    expected["import_ud_test"] = len({key for key in ud if key[0] in test_only})
+    expected["import_ner"] = len(ner | {(dataset, lang) for lang, dataset in imports("ner")})
+    expected["download"] += 1  # UD v2.4
+    expected["unpack"] += 1
     assert dict(counts) == expected
+
+
+def muller_imports(config):
+    """(dataset, lang) of every UD and NER file Muller et al.'s setups read."""
+    from xling.muller.plan import plan as muller_plan
+    from xling.muller.plan import similarity_languages
+
+    ud, ner = set(), set()
+    for setup in muller_plan(config).setups:
+        files = ner if setup.task == "ner" else ud
+        files.add((setup.train, setup.source))
+        files |= {(evaluation.dataset, evaluation.lang) for evaluation in setup.evaluations}
+    parallel = config["muller"]["similarity"]["parallel"]
+    if isinstance(parallel, dict):
+        ud |= {(parallel["ud"], lang) for lang in similarity_languages(config["muller"])}
+    return ud, ner
 
 
 @pytest.mark.parametrize("stage", ["data", "preprocess", "vocab", "pretrain", "analysis"])
@@ -240,3 +282,18 @@ def test_one_table_plans_only_what_it_needs(repo, tmp_path):
         (p, config["variants"][v]["domains"], config["variants"][v]["vocab"]) for p, v in models
     }
     assert counts["build_vocab"] == len(vocabularies)
+
+
+def test_muller_runs_one_job_per_setup_in_the_demo_and_one_per_run_in_the_paper(repo, tmp_path):
+    from xling.muller.plan import plan as muller_plan
+
+    demo = muller_plan(xconfig.load(repo / "config/demo.yaml"))
+    counts = plan([repo / "config/demo.yaml"], tmp_path, targets=("muller",))
+    assert counts["muller_finetune"] == counts["muller_encode"] == len(demo.setups)
+    assert counts["pretrain_multilingual"] == counts["muller_collect"] == 1
+    assert counts["muller_tables"] == counts["muller_figures"] == 1
+    assert "pretrain_model" not in counts  # the multilingual model alone, no Table 1 model
+    paper = muller_plan(xconfig.load(repo / "config/config.yaml"))
+    counts = plan([repo / "config/config.yaml"], tmp_path, targets=("muller",))
+    assert counts["muller_finetune"] == sum(len(paper.runs(s)) for s in paper.setups) == 3420
+    assert "pretrain_multilingual" not in counts  # mBERT is loaded, not trained

@@ -67,6 +67,22 @@ def test_figure3_claims_and_the_html_report(demo_run):
     text = html.read_text(encoding="utf-8")
     for caption in ("Table 1 of Wu", "Figure 3 of Wu", "claims, checked against this run"):
         assert caption in text
+    assert "Muller et al. (2021) Table 1" in text
+
+
+def test_muller_tables_figures_and_scores(demo_run):
+    scores = pd.read_csv(demo_run / "muller/scores.csv")
+    # transfer: ref, 1-2, all; domain: ref, 0-1; every task, one seed
+    assert set(scores["group"].astype(str)) == {"ref", "1-2", "all", "0-1"}
+    assert set(scores["task"]) == {"parsing", "pos", "ner"}
+    assert scores["score"].between(0, 1).all()
+    similarity = pd.read_csv(demo_run / "muller/similarity.csv")
+    assert set(similarity["model"]) == {"pretrained", "finetuned"}
+    assert set(similarity["layer"]) == set(range(5))  # L0..L4 of the 4-layer model
+    table1 = (demo_run / "muller/tables/table1.md").read_text()
+    assert "(88.98)" in table1  # the paper's En-En parsing Ref beside ours
+    for n in (1, 2, 3, 4):
+        assert (demo_run / f"muller/figures/figure{n}.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_pretraining_loss_fell_and_beats_unigram(demo_run):

@@ -21,7 +21,9 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 # what each captioned artefact's caption must name: (file name pattern, phrase)
 CAPTIONS = [
-    (r"tables/table1\.(csv|md|tex)$", "Table 1 of Wu, Conneau et al. (2020)"),
+    (r"^results/[^/]+/tables/table1\.(csv|md|tex)$", "Table 1 of Wu, Conneau et al. (2020)"),
+    (r"muller/tables/table\d\.(csv|md|tex)$", "Muller et al. (2021) Table"),
+    (r"muller/figures/figure\d\.(png|pdf)$", "Muller et al. (2021) Figure"),
     (r"figures/wu_figure3\.(png|pdf)$", "Figure 3 of Wu, Conneau et al. (2020)"),
     (r"figures/cka_layers\.png$", "Linear CKA per layer"),
     (r"tables/anchors\.(csv|md|tex)$", "Anchor points"),
@@ -108,9 +110,12 @@ def test_report_of_a_finished_study_captions_every_table_and_figure(tmp_path, co
     must += [f"results/{study}/figures/wu_figure3.{ext}" for ext in ("png", "pdf")]
     must += [f"results/{study}/report/claims.{ext}" for ext in ("md", "json")]
     must += [f"results/{study}/figures/wu_figure{n}.png" for n in (4, 5, 6, 7, 8)]
+    must += [f"results/{study}/muller/tables/table{n}.md" for n in (1, 2, 4, 5, 6, 7, 8)]
+    must += [f"results/{study}/muller/figures/figure{n}.pdf" for n in range(1, 9)]
     assert set(must) <= set(marked)
     html = tmp_path / f"results/{study}/report.html"
     snakemake(tmp_path, configfiles, "--report", str(html))
     check_report(html, marked)
     assert "Wu et al. 2020" in categories(html)
+    assert "Muller et al. 2021" in categories(html)
     assert "Claims checked against this run" in categories(html)

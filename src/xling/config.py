@@ -309,6 +309,9 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     from xling.monolingual import check as check_monolingual  # it builds on this module
 
     check_monolingual(config)
+    from xling.muller.plan import check as check_muller
+
+    check_muller(config)
     return config
 
 

@@ -83,7 +83,9 @@ def totals_by(requests: Iterable[JobRequest], key) -> dict[str, StageTotals]:
     return dict(totals)
 
 
-STAGE_ORDER = ("acquire", "preprocess", "vocab", "pretrain", "finetune", "analysis", "report")
+STAGE_ORDER = (
+    "acquire", "preprocess", "vocab", "pretrain", "finetune", "analysis", "report", "muller",
+)  # fmt: skip
 
 
 def format_plan(requests: Sequence[JobRequest], retries: int) -> str:

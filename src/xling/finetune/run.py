@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,7 +105,7 @@ def load_tokenizer(model_dir: Path) -> Tokenizer:
 def run_finetune(
     task: str,
     model_dir: str | Path,
-    data: TaskData,
+    data: TaskData | None,
     hp: Mapping[str, object],
     out_dir: str | Path,
     work_dir: str | Path,
@@ -119,6 +119,9 @@ def run_finetune(
     keep_work_dir: bool = False,
     random_init: str | None = None,
     save_encoder_to: str | Path | None = None,
+    encoded: Encoded | None = None,
+    encoded_stamp: list | None = None,
+    on_selected: Callable[[TaskModel], None] | None = None,
 ) -> dict:
     """Fine-tune ``model_dir`` on ``task`` with grid point ``hp``; write metrics and predictions.
 
@@ -141,6 +144,12 @@ def run_finetune(
     (``"random_init"``: the group or null). ``save_encoder_to`` receives the selected epoch's
     encoder and tokenizer, in the format :func:`xling.model.load_encoder` reads, before
     metrics.json (the representation analyses of fine-tuned models read it).
+
+    ``encoded`` (with ``data`` None) gives the files already read and encoded, e.g. a cache that
+    every run of a grid shares (:mod:`xling.muller.encoded`); its test splits may be keyed by any
+    name, each split knowing its language. ``encoded_stamp`` then stands for the input files in
+    the resume fingerprint. ``on_selected`` is called with the model at its selected epoch before
+    any output is written (e.g. to measure its representations).
     """
     started = time.perf_counter()
     torch.set_num_threads(threads)
@@ -148,27 +157,35 @@ def run_finetune(
     # First, so that a second trainer on the same work directory stops before reading anything.
     with WorkDirLock(work_dir, "fine-tuning"):
         hp = normalize_hp(task, hp)
-        config = validate_job(task, model_dir, data, settings)
+        if (data is None) == (encoded is None):
+            raise ValueError("give exactly one of data (files) and encoded (already encoded)")
+        config = validate_job(task, model_dir, data if encoded is None else encoded, settings)
         if random_init is not None:
             parse_group(random_init, config.layers)  # a bad group stops before any reading
         run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         tokenizer = tokenizer or load_tokenizer(model_dir)
         check_tokenizer(tokenizer, config, model_dir)
         spec = make_task(task, tokenizer, settings)
-        encoded = encode_files(spec, data, settings, config.max_positions)
+        if encoded is None:
+            encoded = encode_files(spec, data, settings, config.max_positions)
+        else:
+            spec.fit_labels(encoded.train.examples)
         model, frozen = _build_model(spec, model_dir, config, settings, run_device, random_init)
         log.info(
             "%s %s on %s: %d train examples, %d frozen tensors",
             *(task, hp_id(hp), run_device, len(encoded.train.items), len(frozen)),
         )
+        inputs = data if encoded_stamp is None else encoded_stamp
         fingerprint = job_fingerprint(
-            task, hp, settings, spec, config, model_dir, data, random_init=random_init
+            task, hp, settings, spec, config, model_dir, inputs, random_init=random_init
         )
         source_dev = encoded.dev[settings.source_lang]
         history, best_epoch = fit_epochs(
             spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
         )
         checkpoint.load_epoch(work_dir, model, best_epoch)
+        if on_selected is not None:
+            on_selected(model)
         evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
         metrics = {"task": task, "pair": pair, "variant": variant, "hp": hp, "hp_id": hp_id(hp)}
         metrics |= {"metric": spec.metric, "selected_epoch": best_epoch, "dev": evaluation.dev}
@@ -185,17 +202,23 @@ def run_finetune(
 
 # ----------------------------------------------------------------------------- validate
 def validate_job(
-    task: str, model_dir: Path, data: TaskData, settings: FinetuneSettings
+    task: str, model_dir: Path, data: TaskData | Encoded, settings: FinetuneSettings
 ) -> EncoderSpec:
     """Check the job against the model's config before anything is read; return that config."""
     source = settings.source_lang
-    if source not in data.dev:
+    if isinstance(data, Encoded):
+        dev = {split.lang for split in data.dev.values()}
+        needed = dev | {split.lang for split in data.test.values()}
+    else:
+        dev = set(data.dev)
+        needed = dev | set(data.test)
+    if source not in dev:
         raise ValueError(f"data.dev has no {source} file, which epoch selection needs")
     config = load_encoder_config(model_dir)
     # The config answers whether a language can go through the model: ours need that language's
     # parts, mBERT takes any (its config has no list of them). Asking it, rather than handing
     # mBERT a make-believe container of every language, keeps `languages` a plain list.
-    needed = {source} | set(data.dev) | set(data.test)
+    needed |= {source}
     missing = sorted(lang for lang in needed if not config.accepts_language(lang))
     if missing:
         raise ValueError(f"{model_dir} has no parts for language(s) {missing}: {config.languages}")
@@ -279,7 +302,7 @@ def job_fingerprint(
     spec: Task,
     config: EncoderSpec,
     model_dir: Path,
-    data: TaskData,
+    data: TaskData | list,
     *,
     random_init: str | None = None,
 ) -> dict:
@@ -297,7 +320,10 @@ def job_fingerprint(
     fingerprint |= {"source_lang": source, "metric": spec.metric}
     fingerprint |= {"parser_dims": [settings.arc_dim, settings.label_dim]}
     fingerprint |= {"model": model_stamp(model_dir)}
-    fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
+    if isinstance(data, list):  # the stamp of an encoding cache made from the files
+        fingerprint["inputs"] = data
+    else:
+        fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
     if random_init is not None:
         fingerprint["random_init"] = {"group": random_init, "seed": settings.seed}
     return fingerprint

@@ -1,0 +1,126 @@
+"""One Muller fine-tuning job: one run, or every run of a setup in one process.
+
+A run is ``xling.finetune.run_finetune`` with the setup's cached encoding, a RANDOM-INIT group
+(none for the reference model) and a seed; runs that measure similarity also write the
+cross-lingual similarity of their fine-tuned encoder at the selected epoch (``similarity.csv``).
+Each run's directory ends with ``done.json`` (its fingerprint and metrics), written last: a job
+killed half-way reruns only the runs that have none, or whose fingerprint changed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from xling.analysis.loading import write_rows_csv
+from xling.atomic import write_json
+from xling.finetune.settings import FinetuneSettings
+from xling.muller import REFERENCE
+
+log = logging.getLogger(__name__)
+DONE = "done.json"
+
+
+def run_fingerprint(run: Mapping[str, Any], task: str, settings: Mapping, encoded: Path) -> dict:
+    from xling.muller.encoded import file_stamp
+
+    return {
+        "task": task,
+        "group": run["group"],
+        "seed": run["seed"],
+        "hp": dict(run["hp"]),
+        "settings": dict(settings),
+        "similarity": bool(run["similarity"]),
+        "encoded": file_stamp(encoded),
+    }
+
+
+def finished(run_dir: Path, fingerprint: dict) -> dict | None:
+    """The metrics of a run already done with this fingerprint, else None."""
+    done = run_dir / DONE
+    if not done.exists():
+        return None
+    record = json.loads(done.read_text(encoding="utf-8"))
+    return record["metrics"] if record.get("fingerprint") == fingerprint else None
+
+
+def run_job(
+    model: str,
+    task: str,
+    source: str,
+    settings_fields: Mapping[str, Any],
+    runs: Sequence[Mapping[str, Any]],
+    encoded_path: str | Path,
+    job_file: str | Path,
+    *,
+    parallel_path: str | Path | None = None,
+    similarity_sources: Sequence[str] = ("en",),
+    debiased: bool = False,
+    threads: int = 1,
+) -> list[dict]:
+    """Run ``runs`` (dicts: group, seed, hp, dir, similarity) in order; write ``job_file`` last.
+
+    The encoding cache, the tokenizer and the parallel sentences are loaded once for all runs.
+    """
+    import torch
+
+    from xling.analysis.loading import load_model_and_tokenizer
+    from xling.finetune import run_finetune
+    from xling.muller.encoded import file_stamp, load_encoded
+
+    torch.set_num_threads(threads)
+    encoded_path = Path(encoded_path)
+    encoded = load_encoded(encoded_path, task)
+    _, tokenizer = load_model_and_tokenizer(model)
+    parallel = torch.load(parallel_path, weights_only=True) if parallel_path else None
+    results = []
+    for run in runs:
+        run_dir = Path(run["dir"])
+        fingerprint = run_fingerprint(run, task, settings_fields, encoded_path)
+        metrics = finished(run_dir, fingerprint)
+        if metrics is None:
+            started = time.perf_counter()
+            settings = FinetuneSettings.from_config(
+                task, settings_fields, seed=run["seed"], source_lang=source
+            )
+            on_selected = None
+            if run["similarity"]:
+                if parallel is None:
+                    raise ValueError(f"run {run_dir} measures similarity but has no parallel input")
+                on_selected = _similarity_writer(
+                    run_dir, tokenizer, parallel, similarity_sources, debiased
+                )
+            metrics = run_finetune(
+                task,
+                model,
+                None,
+                run["hp"],
+                run_dir,
+                run_dir / ".work",
+                settings,
+                threads=threads,
+                tokenizer=tokenizer,
+                encoded=encoded,
+                encoded_stamp=file_stamp(encoded_path),
+                random_init=None if run["group"] == REFERENCE else run["group"],
+                on_selected=on_selected,
+            )
+            write_json(run_dir / DONE, {"fingerprint": fingerprint, "metrics": metrics})
+            log.info("%s done in %.1f s", run_dir, time.perf_counter() - started)
+        results.append(metrics)
+    write_json(job_file, {"runs": [str(run["dir"]) for run in runs]})
+    return results
+
+
+def _similarity_writer(run_dir: Path, tokenizer, parallel, sources, debiased):
+    from xling.muller.similarity import similarity_rows
+
+    def write(model) -> None:
+        rows = similarity_rows(model.encoder, tokenizer, parallel, sources, debiased)
+        write_rows_csv(run_dir / "similarity.csv", rows)
+
+    return write

@@ -1,0 +1,90 @@
+"""A Muller job end to end on a tiny on-disk BERT (the paper study's mBERT path): the cached
+encoding, the reference and a RANDOM-INIT run in one process, the similarity of the fine-tuned
+encoder, a resumed job that skips finished runs, and the collector on the result."""
+
+import json
+
+import pytest
+import torch
+
+from tests.finetune_world import LANGS, World
+from tests.hf_world import build_tiny_bert, write_world_files
+from xling.finetune import FinetuneSettings
+from xling.finetune.tasks import make_task
+from xling.model import load_encoder_tokenizer
+from xling.muller import runner
+from xling.muller.collect import score_rows, select_runs, similarity_rows
+from xling.muller.encoded import encode_setup, load_encoded, save_encoded
+from xling.muller.similarity import parallel_ids
+
+SETTINGS = {"epochs": 1, "max_length": 48}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    root = tmp_path_factory.mktemp("muller")
+    write_world_files(root, n_train=40, n_eval=12)
+    return root, build_tiny_bert(root, layers=4)
+
+
+def _encode(root, model, path):
+    tokenizer = load_encoder_tokenizer(model)
+    settings = FinetuneSettings.from_config("pos", SETTINGS, seed=0)
+    spec = make_task("pos", tokenizer, settings)
+    ud = root / "ud"
+    tests = {lang: (lang, ud / lang / "test.conllu") for lang in LANGS}
+    tests["en_other"] = ("en", ud / "en" / "dev.conllu")  # a named, non-language evaluation set
+    encoded = encode_setup(spec, "en", ud / "en/train.conllu", ud / "en/dev.conllu", tests, 48, 64)
+    save_encoded(path, encoded, [ud / "en/train.conllu"], "pos")
+    return tokenizer
+
+
+def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
+    world, tmp_path, monkeypatch
+):
+    root, model = world
+    cache = tmp_path / "encoded.pt"
+    tokenizer = _encode(root, model, cache)
+    assert set(load_encoded(cache, "pos").test) == {*LANGS, "en_other"}
+    with pytest.raises(ValueError, match="not a ner encoding cache"):
+        load_encoded(cache, "ner")
+    sentences = [World(seed=i) for i in range(8)]  # the same draws in both languages
+    words = {lang: [w.tree(lang)[0] for w in sentences] for lang in LANGS}
+
+    torch.save(parallel_ids(tokenizer, words, 8), tmp_path / "parallel.pt")
+    hp = {"batch_size": 8, "lr": 0.001}
+    runs = [
+        {"group": g, "seed": 1, "hp": hp, "dir": str(tmp_path / g), "similarity": g == "ref"}
+        for g in ("ref", "1-2")
+    ]
+    job = tmp_path / "job.json"
+    args = ("pos", "en", SETTINGS, runs, cache, job)
+    results = runner.run_job(str(model), *args, parallel_path=tmp_path / "parallel.pt")
+    assert [m["random_init"] for m in results] == [None, "1-2"]
+    assert all(0 <= m["test"]["en_other"] <= 1 for m in results)
+    assert json.loads(job.read_text())["runs"] == [r["dir"] for r in runs]
+    assert (tmp_path / "ref" / "similarity.csv").exists()
+    assert not (tmp_path / "1-2" / "similarity.csv").exists()
+
+    # a rerun finds both runs done and trains nothing
+    monkeypatch.setattr("xling.finetune.run_finetune", _no_training)
+    again = runner.run_job(str(model), *args, parallel_path=tmp_path / "parallel.pt")
+    assert again == results
+
+    table = [
+        {"experiment": "transfer", "task": "pos", "source": "en", "hp_id": "bs8_lr0.001", **r}
+        for r in runs
+    ]
+    selected = select_runs(table)
+    evaluations = {"transfer/pos/en": {lang: lang for lang in LANGS}}
+    scores = score_rows(selected, evaluations)
+    assert {row["group"] for row in scores} == {"ref", "1-2"}
+    pretrained = tmp_path / "pretrained.csv"
+    pretrained.write_text("source,target,layer,cka,cka_debiased\n")
+    rows = similarity_rows(selected, pretrained)
+    assert {row["layer"] for row in rows} == {str(i) for i in range(5)}  # L0..L4
+    assert all(0 <= float(row["cka"]) <= 1 + 1e-9 for row in rows)
+
+
+def _no_training(*args, **kwargs):
+    raise AssertionError("a finished run was trained again")

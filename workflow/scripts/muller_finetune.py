@@ -1,0 +1,31 @@
+"""Adapter: one Muller fine-tuning job (one run, or every run of a setup)."""
+
+import _bootstrap
+
+
+def main(smk):
+    import logging
+    import sys
+
+    from xling.muller.runner import run_job
+
+    logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(asctime)s %(message)s")
+    setup = smk.params.setup
+    results = run_job(
+        smk.params.model,
+        setup["task"],
+        setup["source"],
+        smk.params.settings,
+        smk.params.runs,
+        smk.input.encoded,
+        smk.output[0],
+        parallel_path=smk.input.get("parallel"),
+        similarity_sources=smk.params.similarity_sources,
+        debiased=smk.params.debiased,
+        threads=smk.threads,
+    )
+    for metrics in results:
+        print(metrics.get("random_init"), metrics["hp_id"], "test", metrics["test"])
+
+
+_bootstrap.run(main, snakemake)

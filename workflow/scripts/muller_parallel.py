@@ -1,0 +1,29 @@
+"""Adapter: the parallel sentences of the similarity analysis as subword ids per language."""
+
+import _bootstrap
+
+
+def main(smk):
+    import torch
+
+    from xling.analysis.loading import load_model_and_tokenizer
+    from xling.atomic import atomic_open
+    from xling.contracts.conllu import read_conllu
+    from xling.fileio import read_lines
+    from xling.muller.similarity import parallel_ids
+
+    _, tokenizer = load_model_and_tokenizer(smk.params.model)
+    words = {}
+    for lang in smk.params.languages:
+        path = smk.input[lang]
+        if path.endswith(".conllu"):
+            words[lang] = [sentence.words for sentence in read_conllu(path)]
+        else:
+            words[lang] = [line.split() for line in read_lines(path)]
+    ids = parallel_ids(tokenizer, words, smk.params.sentences)
+    with atomic_open(smk.output[0], "wb", encoding=None) as handle:
+        torch.save(ids, handle)
+    print({lang: len(sentences) for lang, sentences in ids.items()}, "sentences")
+
+
+_bootstrap.run(main, snakemake)
