@@ -23,6 +23,13 @@ def rule_inputs(configfiles, workdir, rule, targets=("all",), config=None) -> li
     return [[str(path) for path in job.input] for job in jobs if job.rule.name == rule]
 
 
+def rule_settings(configfiles, workdir, rule, targets=("all",), config=None) -> list[tuple]:
+    """(params, retries) of each planned job of ``rule``: what reruns it, and how often it may
+    be resubmitted."""
+    jobs = _jobs(configfiles, workdir, targets, config)
+    return [(dict(job.params.items()), job.restart_times) for job in jobs if job.rule.name == rule]
+
+
 @dataclass(frozen=True)
 class Output:
     """One output file of a planned job."""

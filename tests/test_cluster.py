@@ -1,8 +1,9 @@
 """The workflow on a real SLURM cluster: a single-node cluster from Debian packages runs the demo
-slice (tests/config/cluster.yaml) through the SLURM profile; the pretraining job is cancelled with
-scancel once it has checkpointed, Snakemake resubmits it, and it resumes. The results must equal a
-local run's. Needs root and Debian's package registry; XLING_NO_SLURM=1 skips it (a machine that
-cannot run SLURM), anything else that stops the cluster from starting fails.
+slice (tests/config/cluster.yaml) through the SLURM profile; once the pretraining job has
+checkpointed, its time limit is brought near (within the profile's `--signal=TERM@600` window),
+SLURM signals it, it checkpoints and exits, Snakemake resubmits it, and it resumes. The results
+must equal a local run's. Needs root and Debian's package registry; XLING_NO_SLURM=1 skips it (a
+machine that cannot run SLURM), anything else that stops the cluster from starting fails.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 from tests.cluster import local_slurm
 from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
 from tests.cluster.profile import fitted_profile, gpu_rules, load_profile, write_profile
+from xling.cluster.gpus import ALLOW_VARIABLE
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -86,8 +88,8 @@ class Run:
     returncode: int
     output: str
     jobs: SlurmJobs
-    cancelled: dict[str, str] | None = None
-    checkpoint_before_cancel: int = 0
+    limited: dict[str, str] | None = None
+    checkpoint_before_limit: int = 0
 
 
 def snakemake(profile_dir: Path, workdir: Path, configs=CONFIGS, targets=TARGETS) -> list[str]:
@@ -102,11 +104,22 @@ def last_checkpoint_step(log: Path) -> int:
     return int(steps[-1]) if steps else 0
 
 
-def run_on_cluster(command: list[str], workdir: Path, cancel_pretraining: bool) -> Run:
-    """Run Snakemake; optionally scancel the pretraining job as soon as it has checkpointed."""
+def shorten_time_limit(job: dict[str, str]) -> None:
+    """Bring a running job's time limit to 2 minutes past its run time so far: it is then inside
+    the window of the profile's `--signal=TERM@600`, as a week-long job is 10 minutes before its
+    partition's limit, and SLURM signals it at its next time-limit check."""
+    limit = minutes_of(job["RunTime"]) + 2
+    update = ["scontrol", "update", f"JobId={job['JobId']}", f"TimeLimit={limit}"]
+    subprocess.run(update, check=True)
+
+
+def run_on_cluster(command: list[str], workdir: Path, limit_pretraining: bool) -> Run:
+    """Run Snakemake; optionally bring the pretraining job near its time limit as soon as it has
+    checkpointed (shorten_time_limit)."""
     jobs = SlurmJobs(workdir)
     output = workdir / "snakemake.out"
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # The test node's GPUs are pretended (fake gres devices): let GPU jobs train on the CPU.
+    env = dict(os.environ, OMP_NUM_THREADS="1", **{ALLOW_VARIABLE: "1"})
     with open(output, "w") as out:
         process = subprocess.Popen(
             command, cwd=workdir, stdout=out, stderr=subprocess.STDOUT, env=env
@@ -115,13 +128,13 @@ def run_on_cluster(command: list[str], workdir: Path, cancel_pretraining: bool) 
         deadline = time.monotonic() + RUN_TIMEOUT
         while process.poll() is None:
             jobs.poll()
-            if cancel_pretraining and run.cancelled is None:
+            if limit_pretraining and run.limited is None:
                 running = [j for j in jobs.of_rule("pretrain_model") if j["JobState"] == "RUNNING"]
                 checkpoints = list((workdir / PRETRAIN / ".work").glob("checkpoint-step*.pt"))
                 if running and checkpoints:
-                    run.checkpoint_before_cancel = last_checkpoint_step(workdir / PRETRAIN_LOG)
-                    subprocess.run(["scancel", running[0]["JobId"]], check=True)
-                    run.cancelled = running[0]
+                    run.checkpoint_before_limit = last_checkpoint_step(workdir / PRETRAIN_LOG)
+                    shorten_time_limit(running[0])
+                    run.limited = running[0]
             if time.monotonic() > deadline:
                 process.send_signal(signal.SIGINT)  # Snakemake cancels its SLURM jobs
                 process.wait(timeout=120)
@@ -142,7 +155,7 @@ def profile_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster_run(cluster, profile_dir, tmp_path_factory) -> Run:
     workdir = tmp_path_factory.mktemp("cluster")
-    run = run_on_cluster(snakemake(profile_dir, workdir), workdir, cancel_pretraining=True)
+    run = run_on_cluster(snakemake(profile_dir, workdir), workdir, limit_pretraining=True)
     assert run.returncode == 0, run.output[-6000:]
     return run
 
@@ -168,11 +181,15 @@ def load_yaml(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
-def time_limit_minutes(job: dict[str, str]) -> int:
-    """SLURM's TimeLimit, [days-]hours:minutes:seconds, in minutes."""
-    days, _, clock = job["TimeLimit"].rpartition("-")
+def minutes_of(duration: str) -> int:
+    """A SLURM duration, [days-]hours:minutes:seconds, in whole minutes."""
+    days, _, clock = duration.rpartition("-")
     hours, minutes, _ = (int(part) for part in clock.split(":"))
     return int(days or 0) * 1440 + hours * 60 + minutes
+
+
+def time_limit_minutes(job: dict[str, str]) -> int:
+    return minutes_of(job["TimeLimit"])
 
 
 def planned_jobs(output: str) -> dict[str, int]:
@@ -193,7 +210,7 @@ def test_every_job_went_through_sbatch(cluster_run):
         retried = 1 if rule == "pretrain_model" else 0
         assert len(jobs) == count + retried, f"{rule}: SLURM saw {len(jobs)} jobs, not {count}"
         states = {job["JobState"] for job in jobs}
-        assert states == ({"COMPLETED", "CANCELLED"} if retried else {"COMPLETED"}), rule
+        assert states == ({"COMPLETED", "FAILED"} if retried else {"COMPLETED"}), rule
 
 
 def test_gpu_rules_get_a_gpu_on_the_gpu_partition_and_cpu_rules_none(cluster_run):
@@ -213,21 +230,33 @@ def test_gpu_rules_get_a_gpu_on_the_gpu_partition_and_cpu_rules_none(cluster_run
             assert "gpu" not in job.get("TresPerJob", "") + job["TRES"], rule
 
 
-def test_a_cancelled_pretraining_job_is_resubmitted_and_resumes(cluster_run):
-    assert cluster_run.cancelled is not None, (
-        "the pretraining job finished before the test could cancel it: give it more steps in "
+def test_a_pretraining_job_near_its_time_limit_checkpoints_exits_and_resumes(cluster_run):
+    """The long-job policy (docs/cluster.md): SIGTERM well before the limit, a checkpoint, a
+    failed job, and a retry with the same wall time that resumes there."""
+    assert cluster_run.limited is not None, (
+        "the pretraining job finished before the test could limit it: give it more steps in "
         "tests/config/cluster.yaml"
     )
     first, second = cluster_run.jobs.of_rule("pretrain_model")
-    assert first["JobId"] == cluster_run.cancelled["JobId"] and first["JobState"] == "CANCELLED"
+    assert first["JobId"] == cluster_run.limited["JobId"] and first["JobState"] == "FAILED"
     assert second["JobState"] == "COMPLETED"
-    # Snakemake gave the retry more time (the rule's runtime grows with the attempt) ...
-    assert time_limit_minutes(second) > time_limit_minutes(first)
-    # ... and the retry's log (Snakemake starts it afresh) says where training resumed.
+    # every attempt asks for config pretrain.runtime_minutes: a retry needs no more, it resumes
+    settings = {**load_yaml(REPO / "config/demo.yaml")["pretrain"]}
+    settings.update(load_yaml(REPO / "tests/config/cluster.yaml")["pretrain"])
+    assert time_limit_minutes(second) == settings["runtime_minutes"]
+    # The first attempt stopped on the signal after a checkpoint (its SLURM log says so; Snakemake
+    # starts the rule's log afresh for the retry), and the retry resumed from it.
+    first_log = cluster_run.workdir / "logs/slurm/rule_pretrain_model/en-fr_default"
+    first_log = (first_log / f"{first['JobId']}.log").read_text()
+    stopped = re.search(r"stopped by signal 15 after checkpointing step (\d+)", first_log)
+    assert stopped, first_log[-3000:]
     log = (cluster_run.workdir / PRETRAIN_LOG).read_text()
     resumed = re.search(r"^resumed from \S+ at step (\d+)", log, re.MULTILINE)
     assert resumed, log[:3000]
-    assert int(resumed.group(1)) >= max(cluster_run.checkpoint_before_cancel, 1)
+    assert int(resumed.group(1)) == int(stopped.group(1))
+    assert int(stopped.group(1)) >= max(cluster_run.checkpoint_before_limit, 1)
+    summary = json.loads((cluster_run.workdir / PRETRAIN / "summary.json").read_text())
+    assert summary["steps"] == settings["total_steps"]
     # complete outputs, and the resumable state is gone
     summary = json.loads((cluster_run.workdir / PRETRAIN / "summary.json").read_text())
     settings = load_yaml(REPO / "tests/config/cluster.yaml")["pretrain"]
@@ -285,7 +314,7 @@ def test_pretraining_on_two_processes_through_srun(cluster, cluster_run, tmp_pat
         configs=[*CONFIGS, str(shorter)],
         targets=[str(PRETRAIN / "model")],
     )
-    run = run_on_cluster(command, workdir, cancel_pretraining=False)
+    run = run_on_cluster(command, workdir, limit_pretraining=False)
     assert run.returncode == 0, run.output[-6000:]
     (job,) = run.jobs.of_rule("pretrain_model")
     assert job["JobState"] == "COMPLETED" and job["NumTasks"] == "2"

@@ -62,7 +62,8 @@ def test_the_table_lists_stages_in_data_order_with_totals():
     order = [line.split()[0] for line in lines[2:] if line[:1].strip()]
     assert order[:3] == ["acquire", "pretrain", "finetune"]
     assert "= finetune" in text  # a stage of several rules has a subtotal
-    assert "first attempt: 18.0; if every job used its 2 retries: 108.0" in text
+    assert "first attempt: 18.0; if every job used its 2 retries" in text
+    assert "pretrain.attempts): 108.0." in text
 
 
 def fake_sinfo(tmp_path, partitions):
@@ -104,10 +105,11 @@ def test_the_paper_plan_covers_every_job_with_the_profiles_resources(tmp_path):
     profile = yaml.safe_load((REPO / "slurm/config.yaml").read_text())
     assert retries == profile["retries"]
     pretraining = [r for r in requests if r.rule == "pretrain_model"]
-    minutes = config["pretrain"]["runtime_minutes"]
+    # every attempt asks for the same wall time and resumes; pretrain.attempts jobs in all
+    minutes, attempts = config["pretrain"]["runtime_minutes"], config["pretrain"]["attempts"]
     for request in pretraining:
         assert request.stage == "pretrain" and request.gpus == 8
-        assert request.minutes == tuple(minutes * a for a in range(1, retries + 2))
+        assert request.minutes == (minutes,) * attempts
         assert request.partition == profile["set-resources"]["pretrain_model"]["slurm_partition"]
     cpu_only = [r for r in requests if r.stage in ("acquire", "preprocess", "vocab")]
     assert cpu_only and all(r.gpus == 0 for r in cpu_only)
@@ -125,3 +127,42 @@ def test_the_command_prints_one_tables_plan(tmp_path):
     assert "pretrain_model" in done.stdout and "finetune_run" in done.stdout
     assert "cka" not in done.stdout  # Table 1 needs no CKA
     assert "GPU-hours asked for at the first attempt" in done.stdout
+
+
+def test_expected_pretraining_hours_follow_the_flop_model():
+    from xling.cluster.expected import MFU_RANGE, pretraining_expected
+    from xling.model.config import EncoderConfig
+    from xling.pretrain.flops import PEAK_FLOPS, training_flops_per_step
+
+    model = {"layers": 8, "dim": 768, "heads": 12, "ffn_dim": 3072, "sep_embeddings": False}
+    pretrain = {"seq_len": 256, "batch_size": 96, "total_steps": 416800}
+    expected = pretraining_expected(model, pretrain, ["en", "fr"])
+    config = EncoderConfig(vocab_size=80_000, languages=["en", "fr"], dim=768, layers=8)
+    total = 416800 * training_flops_per_step(config, 96, 256, 0.15 * 256)
+    fast, slow = expected.hours["V100"]
+    assert fast == pytest.approx(total / (PEAK_FLOPS["V100"]["fp16"] * max(MFU_RANGE)) / 3600)
+    assert slow == pytest.approx(total / (PEAK_FLOPS["V100"]["fp16"] * min(MFU_RANGE)) / 3600)
+    # Wu's models: about a day or two on 8 V100s, hours on 8 H100s
+    assert 20 < fast < slow < 60
+    assert 2 < expected.hours["H100"][0] < expected.hours["H100"][1] < 8
+    # twice the steps, twice the time
+    longer = pretraining_expected(model, {**pretrain, "total_steps": 833600}, ["en", "fr"])
+    assert longer.hours["A100"][0] == pytest.approx(2 * expected.hours["A100"][0])
+
+
+def test_the_plan_prints_expected_pretraining_use_beside_the_asked_hours():
+    from xling.cluster.expected import pretraining_expected
+
+    model = {"layers": 8, "dim": 768, "heads": 12, "ffn_dim": 3072}
+    pretrain = {"seq_len": 256, "batch_size": 96, "total_steps": 416800}
+    job = JobRequest(
+        "pretrain_model", "pretrain", gpus=8, cpus=32, minutes=(1440.0,) * 4,
+        expected=pretraining_expected(model, pretrain, ["en", "fr"]),
+    )  # fmt: skip
+    text = format_plan([job, job], retries=2)
+    assert "expected use by the FLOP model at MFU 0.20 to 0.35" in text
+    row = next(
+        line for line in text.splitlines() if line.startswith("pretrain_model") and "-" in line
+    )
+    assert row.split()[1:3] == ["2", "384"]  # 2 jobs, 2 x 8 GPUs x 24 h asked
+    assert "asked per attempt: 24.0 h, 4 attempt(s) in all" in text

@@ -102,3 +102,31 @@ def test_an_edited_script_does_not_rerun_finished_jobs(tmp_path):
 
     assert would_rerun(), "Snakemake's default triggers no longer see a script change"
     assert not would_rerun("--rerun-triggers", *triggers)
+
+
+@pytest.mark.parametrize("config", ["config/config.yaml", "config/demo.yaml"])
+def test_pretraining_job_settings_are_no_params_and_set_the_retries(config, tmp_path):
+    """Changing how pretraining jobs run (wall time, attempts, checkpoint interval) must not rerun
+    a finished model (params are a rerun trigger), and the attempts set the rule's retries."""
+    from tests.dag import rule_settings
+    from xling.config import PRETRAIN_JOB_KEYS, load
+
+    settings = load(REPO / config)["pretrain"]
+    jobs = rule_settings([REPO / config], tmp_path, "pretrain_model")
+    assert jobs
+    for params, retries in jobs:
+        assert retries == settings["attempts"] - 1
+        assert not set(PRETRAIN_JOB_KEYS) & set(params["pretrain"])
+        assert params["pretrain"]["total_steps"] == settings["total_steps"]
+
+
+def test_every_pretraining_rule_is_signalled_before_its_time_limit():
+    """SIGTERM well ahead of the limit: the trainer checkpoints and exits, the retry resumes."""
+    profile = load_profile()
+    for rule in ("pretrain_model", "pretrain_monolingual"):
+        resources = profile["set-resources"][rule]
+        assert "--signal=TERM@600" in resources["slurm_extra"], rule
+        assert (
+            resources["slurm_partition"]
+            == profile["set-resources"]["pretrain_model"]["slurm_partition"]
+        )

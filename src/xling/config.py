@@ -23,6 +23,9 @@ from xling.papers.wu2020 import BUILD_KEYS, TABLE1_ROWS
 DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 # Under `variants`, `<name>: paper` stands for the row of that name in Wu et al. (2020) Table 1.
 PAPER_ROW = "paper"
+# Keys of `pretrain` that say how a cluster job runs, not what it trains: the rules keep them out of
+# their params, so that changing them never reruns a finished model (training resumes without them).
+PRETRAIN_JOB_KEYS = ("runtime_minutes", "attempts", "checkpoint_minutes")
 
 
 class ConfigError(ValueError):

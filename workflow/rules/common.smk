@@ -4,7 +4,14 @@
 
 import os
 
-from xling.config import pair_languages, selected, task_dataset, ud_source, ud_splits
+from xling.config import (
+    PRETRAIN_JOB_KEYS,
+    pair_languages,
+    selected,
+    task_dataset,
+    ud_source,
+    ud_splits,
+)
 from xling.contracts import layout
 from xling.finetune.grid import grid_points, hp_id
 from xling.monolingual import plan as section5_plan
@@ -331,7 +338,21 @@ def get_monolingual_model_settings(wildcards):
 
 
 def get_pretrain_runtime(wildcards, attempt):
-    return config["pretrain"]["runtime_minutes"] * attempt
+    # The same wall time at every attempt: a retry resumes from the checkpoint, so it needs no
+    # more, and more would exceed the partition's limit (docs/cluster.md, "Long jobs").
+    return config["pretrain"]["runtime_minutes"]
+
+
+# Retries are the submitting Snakemake's: inside a cluster job (remote mode) a failed attempt must
+# end the job, so that the next attempt is a new job with a fresh time limit, not a rerun in the
+# minutes the old one has left.
+PRETRAIN_RETRIES = 0 if workflow.remote_exec else config["pretrain"]["attempts"] - 1
+
+
+def get_pretrain_params(wildcards):
+    """config ``pretrain`` without the keys that only say how a job runs (xling.config
+    PRETRAIN_JOB_KEYS): changing those must not rerun a finished model."""
+    return {k: v for k, v in config["pretrain"].items() if k not in PRETRAIN_JOB_KEYS}
 
 
 # --------------------------------------------------------------------------- 5. finetune

@@ -45,6 +45,7 @@ if MULLER:
                 figure=f"{R}/figures/pretrain/multi.png",
             log:
                 f"{R}/logs/pretrain/multi.log",
+            retries: PRETRAIN_RETRIES
             conda:
                 "../../envs/torch.yaml"
             threads: 2
@@ -53,7 +54,7 @@ if MULLER:
             params:
                 languages=config["muller"]["languages"],
                 model=muller_multilingual_settings(),
-                pretrain=config["pretrain"],
+                pretrain=get_pretrain_params,
                 seed=config["seed"],
                 work_dir=f"{R}/pretrain/multi/.work",
                 title="multilingual (Muller et al.)",

@@ -19,6 +19,7 @@ rule pretrain_model:
         ),
     log:
         f"{R}/logs/pretrain/{{pair}}_{{variant}}.log",
+    retries: PRETRAIN_RETRIES
     conda:
         "../../envs/torch.yaml"
     threads: 2
@@ -27,7 +28,7 @@ rule pretrain_model:
     params:
         languages=get_pair_languages,
         model=get_model_settings,
-        pretrain=config["pretrain"],
+        pretrain=get_pretrain_params,
         seed=config["seed"],
         work_dir=f"{R}/pretrain/{{pair}}/{{variant}}/.work",
         title="{pair} {variant}",
@@ -53,6 +54,7 @@ rule pretrain_monolingual:
         ),
     log:
         f"{R}/logs/pretrain/mono_{{mono}}.log",
+    retries: PRETRAIN_RETRIES
     conda:
         "../../envs/torch.yaml"
     threads: 2
@@ -61,7 +63,7 @@ rule pretrain_monolingual:
     params:
         languages=get_monolingual_language,
         model=get_monolingual_model_settings,
-        pretrain=config["pretrain"],
+        pretrain=get_pretrain_params,
         seed=get_monolingual_seed,
         work_dir=f"{R}/pretrain/mono/{{mono}}/.work",
         title="monolingual {mono}",

@@ -13,9 +13,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 
 def run(main, snakemake):
-    """Call ``main(snakemake)`` with stdout and stderr appended to the rule's first log file."""
+    """Call ``main(snakemake)`` with stdout and stderr appended to the rule's first log file.
+
+    A job that asked for GPUs and cannot see them stops first (xling.cluster.gpus).
+    """
+    from xling.cluster.gpus import require_visible_gpus
+
     log_path = Path(snakemake.log[0]) if snakemake.log else None
     if log_path is None:
+        require_visible_gpus(dict(snakemake.resources.items()))
         main(snakemake)
         return
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -25,6 +31,7 @@ def run(main, snakemake):
         contextlib.redirect_stderr(log),
     ):
         try:
+            require_visible_gpus(dict(snakemake.resources.items()))
             main(snakemake)
         except Exception:
             traceback.print_exc()

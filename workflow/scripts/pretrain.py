@@ -6,9 +6,6 @@ cluster) it starts ``python -m xling.pretrain`` under torchrun, as xling.cluster
 
 import _bootstrap
 
-# Config keys of `pretrain` that are not PretrainSettings fields (cluster resources).
-RESOURCE_KEYS = {"runtime_minutes"}
-
 
 def main(smk):
     from pathlib import Path
@@ -17,7 +14,10 @@ def main(smk):
     from xling.pretrain import PretrainSettings, plot_curve, pretrain
 
     launch = launch_from_resources(dict(smk.resources.items()))
-    fields = {k: v for k, v in smk.params.pretrain.items() if k not in RESOURCE_KEYS}
+    # The job keys are not params (changing them must not rerun a finished model): read the
+    # checkpoint interval from the config itself.
+    job_keys = {k: v for k, v in smk.config["pretrain"].items() if k == "checkpoint_minutes"}
+    fields = {**smk.params.pretrain, **job_keys}
     threads = smk.threads if launch.in_process else max(smk.threads // launch.processes_per_node, 1)
     settings = PretrainSettings(
         architecture=smk.params.model, seed=smk.params.seed, threads=threads, **fields

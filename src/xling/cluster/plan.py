@@ -9,12 +9,13 @@ The jobs and their resources come from Snakemake's own dry run with the SLURM pr
 the numbers are what sbatch will be asked for), and only jobs that still have to run count. GPU
 hours are GPUs x wall time asked at the first attempt; a retry asks for more, and the worst case
 (every job using every retry) is printed too. Jobs of local rules run on the submit host.
+Pretraining jobs, which ask for a fixed wall time per attempt whatever they need, also get their
+expected use per GPU type from the FLOP model (xling.cluster.expected).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import subprocess
 from collections import defaultdict
@@ -22,8 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xling.cluster.expected import GPU_TYPES, MFU_RANGE, Expected, format_range
+from xling.cluster.gpus import gpus_of
+
 REPO = Path(__file__).resolve().parents[3]
-_GRES_GPUS = re.compile(r"(?:^|,)gpu(?::[A-Za-z0-9_.]+)?:(\d+)")
 
 
 @dataclass(frozen=True)
@@ -37,18 +40,7 @@ class JobRequest:
     minutes: tuple[float, ...]
     partition: str = ""
     local: bool = False
-
-
-def gpus_of(resources: Mapping[str, object]) -> int:
-    """GPUs a job holds in all: nodes x gpus_per_node, else gpu (SLURM's --gpus), else gres."""
-    nodes = int(resources.get("nodes") or 1)
-    if resources.get("gpus_per_node"):
-        return nodes * int(resources["gpus_per_node"])
-    for name in ("gpu", "gpus"):
-        if resources.get(name):
-            return int(resources[name])
-    found = _GRES_GPUS.search(str(resources.get("gres") or ""))
-    return nodes * int(found.group(1)) if found else 0
+    expected: Expected | None = None  # pretraining: expected wall hours per GPU type
 
 
 def cpus_of(resources: Mapping[str, object], threads: int) -> int:
@@ -115,12 +107,49 @@ def format_plan(requests: Sequence[JobRequest], retries: int) -> str:
     lines += ["-" * len(header), row("total", "", total)]
     lines.append(
         f"GPU-hours asked for at the first attempt: {total.gpu_hours:,.1f}; if every job used its "
-        f"{retries} retries: {total.gpu_hours_all_retries:,.1f}."
+        f"{retries} retries (pretraining: config pretrain.attempts): "
+        f"{total.gpu_hours_all_retries:,.1f}."
     )
+    lines += format_expected(requests)
     partitions = sorted({r.partition for r in requests if r.partition and not r.local})
     if partitions:
         lines.append(f"Partitions: {', '.join(partitions)}. {check_partitions(partitions)}")
     return "\n".join(lines)
+
+
+def format_expected(requests: Sequence[JobRequest]) -> list[str]:
+    """Expected GPU-hours of the pretraining jobs per GPU type, beside the hours asked for."""
+    rules: dict[str, list[JobRequest]] = defaultdict(list)
+    for request in requests:
+        if request.expected is not None and not request.local:
+            rules[request.rule].append(request)
+    if not rules:
+        return []
+    low, high = MFU_RANGE
+    header = f"{'rule':<22}{'jobs':>6}{'asked GPU-h':>13}" + "".join(
+        f"{gpu + ' GPU-h':>18}" for gpu in GPU_TYPES
+    )
+    lines = [
+        "",
+        f"Pretraining: expected use by the FLOP model at MFU {low:.2f} to {high:.2f} "
+        "(xling.cluster.expected), beside what is asked for at the first attempt:",
+        header,
+    ]
+    for rule, jobs in rules.items():
+        asked = sum(r.gpus * r.minutes[0] / 60 for r in jobs)
+        cells = ""
+        for gpu in GPU_TYPES:
+            fast = sum(r.gpus * r.expected.hours[gpu][0] for r in jobs)
+            slow = sum(r.gpus * r.expected.hours[gpu][1] for r in jobs)
+            cells += f"{format_range(fast, slow):>18}"
+        lines.append(f"{rule:<22}{len(jobs):>6}{asked:>13,.0f}{cells}")
+        one = jobs[0]
+        walls = ", ".join(f"{gpu} {format_range(*one.expected.hours[gpu])} h" for gpu in GPU_TYPES)
+        lines.append(
+            f"  one job on its {one.gpus} GPU(s): {walls}; asked per attempt: "
+            f"{one.minutes[0] / 60:,.1f} h, {len(one.minutes)} attempt(s) in all"
+        )
+    return lines
 
 
 def check_partitions(partitions: Sequence[str]) -> str:
@@ -195,11 +224,21 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
     if job.rule.norun:
         return None  # target rules (all, report, ...) run nothing
     minutes = []
-    for attempt in range(1, retries + 2):
+    # A rule's own `retries` (pretraining: config pretrain.attempts - 1) wins over the profile's.
+    # (Read from the rule: Job.restart_times needs the executor settings a DAG-only run lacks.)
+    own = getattr(job.rule, "_restart_times", None)
+    restarts = own if own is not None else retries
+    for attempt in range(1, restarts + 2):
         job.attempt = attempt
         minutes.append(float(job.resources.get("runtime") or 0))
     job.attempt = 1
     resources = dict(job.resources.items())
+    expected = None
+    params = dict(job.params.items())
+    if "pretrain" in params and "model" in params:
+        from xling.cluster.expected import pretraining_expected
+
+        expected = pretraining_expected(params["model"], params["pretrain"], params["languages"])
     return JobRequest(
         rule=job.rule.name,
         stage=stage_of(job.rule.snakefile),
@@ -208,6 +247,7 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
         minutes=tuple(minutes),
         partition=str(resources.get("slurm_partition") or ""),
         local=job.rule.name in local_rules,
+        expected=expected,
     )
 
 
