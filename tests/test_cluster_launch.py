@@ -110,3 +110,15 @@ def test_two_processes_train_together_and_a_failure_is_raised(tmp_path):
     assert json.loads((out / "summary.json").read_text())["world_size"] == 2
     with pytest.raises(RuntimeError, match="exited with status"), open(os.devnull, "w") as sink:
         run_torchrun(Launch(1, 2), ["--data-dir", str(tmp_path / "missing")], output=sink)
+
+
+def test_a_job_on_other_processes_than_the_config_assumes_is_warned_with_both_batches():
+    from xling.cluster.launch import world_size_warning
+
+    one = launch_from_resources({})
+    warning = world_size_warning(8, one, batch_size=96)
+    assert "pretrain.world_size is 8 (a global batch of 768 streams)" in warning
+    assert "runs 1 process(es): a global batch of 96" in warning
+    eight = launch_from_resources({"gpu": 8})
+    assert world_size_warning(8, eight, batch_size=96) is None
+    assert world_size_warning(None, one, batch_size=96) is None  # no expectation, no check

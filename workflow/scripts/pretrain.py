@@ -8,12 +8,20 @@ import _bootstrap
 
 
 def main(smk):
+    import sys
     from pathlib import Path
 
     from xling.cluster import launch_from_resources
+    from xling.cluster.launch import world_size_warning
     from xling.pretrain import PretrainSettings, plot_curve, pretrain
 
     launch = launch_from_resources(dict(smk.resources.items()))
+    warning = world_size_warning(
+        smk.config["pretrain"].get("world_size"), launch, smk.params.pretrain["batch_size"]
+    )
+    if warning:
+        print(warning, flush=True)  # the rule's log
+        print(f"{smk.output.model}: {warning}", file=sys.__stderr__, flush=True)  # Snakemake's
     # The job keys are not params (changing them must not rerun a finished model): read the
     # checkpoint interval from the config itself.
     job_keys = {k: v for k, v in smk.config["pretrain"].items() if k == "checkpoint_minutes"}

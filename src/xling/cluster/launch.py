@@ -82,6 +82,20 @@ def launch_from_resources(resources: Mapping[str, object]) -> Launch:
     return Launch(nodes=nodes, processes_per_node=max(per_node, 1), launcher=launcher)
 
 
+def world_size_warning(expected: int | None, launch: Launch, batch_size: int) -> str | None:
+    """A warning when a job trains on another number of processes than its config assumes
+    (``pretrain.world_size``): the global batch, and with it what lr and steps mean, changes."""
+    if not expected or expected == launch.world_size:
+        return None
+    return (
+        f"WARNING: config pretrain.world_size is {expected} (a global batch of "
+        f"{expected * batch_size} streams) but this job runs {launch.world_size} process(es): a "
+        f"global batch of {launch.world_size * batch_size}, so the learning rate and steps do not "
+        "mean what the config says. Run it with the SLURM profile (slurm/config.yaml asks for the "
+        "GPUs), or set pretrain.world_size to the processes you mean to use."
+    )
+
+
 def rendezvous_port(job_id: str | None) -> int:
     """A port for the c10d rendezvous, fixed per SLURM job so that all nodes agree on it."""
     digits = re.sub(r"\D", "", job_id or "")
