@@ -1,0 +1,204 @@
+"""The claims machinery: verdicts, numbers with their spread over seeds, a run's inputs, and a
+claim as data (see the package docstring for the rules a verdict follows)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+SUPPORTED = "supported"
+NOT_SUPPORTED = "not supported"
+NOT_COMPUTED = "not computed"
+VERDICTS = (SUPPORTED, NOT_SUPPORTED, NOT_COMPUTED)
+
+WU = "Wu et al. 2020"
+MULLER = "Muller et al. 2021"
+
+# name -> (path under results/<study>/, the part of the study that writes it)
+INPUTS = {
+    "table1": ("tables/table1.csv", "table1"),
+    "wu_figure4": ("figures/wu_figure4.csv", "section5"),
+    "wu_figure5": ("figures/wu_figure5.csv", "section5"),
+    "wu_figure6": ("figures/wu_figure6.csv", "section5"),
+    "wu_figure7": ("figures/wu_figure7.csv", "section5"),
+    "wu_figure8": ("figures/wu_figure8.csv", "section5"),
+    "wu_cka_retrieval": ("tables/wu_cka_retrieval_pearson.csv", "section5"),
+    "muller_scores": ("muller/scores.csv", "muller"),
+    "muller_similarity": ("muller/similarity.csv", "muller"),
+}
+
+
+def input_paths(results: str | Path, parts: Iterable[str]) -> dict[str, str]:
+    """The inputs a study computes: those of :data:`INPUTS` whose part is in ``parts``."""
+    wanted = set(parts)
+    return {name: f"{results}/{path}" for name, (path, part) in INPUTS.items() if part in wanted}
+
+
+# --------------------------------------------------------------------------- numbers with spread
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over seeds and its standard deviation (0 for one seed)."""
+
+    value: float
+    std: float = 0.0
+
+    def __add__(self, other: Estimate | float) -> Estimate:
+        other = _estimate(other)
+        return Estimate(self.value + other.value, math.hypot(self.std, other.std))
+
+    def __sub__(self, other: Estimate | float) -> Estimate:
+        other = _estimate(other)
+        return Estimate(self.value - other.value, math.hypot(self.std, other.std))
+
+    def __rsub__(self, other: float) -> Estimate:
+        return _estimate(other) - self
+
+    def __mul__(self, factor: float) -> Estimate:
+        return Estimate(self.value * factor, abs(factor) * self.std)
+
+    __rmul__ = __mul__
+
+
+def _estimate(value: Estimate | float) -> Estimate:
+    return value if isinstance(value, Estimate) else Estimate(float(value))
+
+
+def mean(estimates: Sequence[Estimate]) -> Estimate:
+    """The mean of estimates; its spread is the mean of theirs, the most the spread of a mean can
+    be (scores of one model on several targets move together from seed to seed)."""
+    n = len(estimates)
+    return Estimate(sum(e.value for e in estimates) / n, sum(e.std for e in estimates) / n)
+
+
+def exceeds(margin: Estimate) -> bool:
+    """Whether a margin that must be positive is, by more than its spread."""
+    return margin.value > margin.std
+
+
+def is_middle_layer(layer: int, last: int) -> bool:
+    """Layer 0 is the embeddings, ``last`` the top: the middle half of the stack."""
+    return last / 4 <= layer <= 3 * last / 4
+
+
+class NotComputed(Exception):
+    """The run lacks what a claim's predicate needs."""
+
+
+@dataclass
+class Evidence:
+    """What a predicate compared: the numbers it used and the conditions that failed."""
+
+    numbers: dict[str, float] = field(default_factory=dict)
+    failed: list[str] = field(default_factory=list)
+    conditions: int = 0
+
+    def record(self, name: str, value: Estimate | float) -> None:
+        value = _estimate(value)
+        self.numbers[name] = round(value.value, 4)
+        if value.std > 0:
+            self.numbers[f"{name} (std)"] = round(value.std, 4)
+
+    def require(self, name: str, margin: Estimate, *, record: bool = True) -> None:
+        """Condition ``name`` holds when ``margin`` is positive beyond its spread."""
+        if record:
+            self.record(name, margin)
+        self.check(name, exceeds(margin))
+
+    def check(self, name: str, holds: bool) -> None:
+        self.conditions += 1
+        if not holds:
+            self.failed.append(name)
+
+
+# --------------------------------------------------------------------------- the run's inputs
+@dataclass
+class Run:
+    """One run's inputs by name (None: not computed by this study, or not there)."""
+
+    tables: dict[str, pd.DataFrame | None]
+    english_prime: str = "enp"
+
+    def get(self, name: str) -> pd.DataFrame | None:
+        return self.tables.get(name)
+
+    @classmethod
+    def load(cls, paths: Mapping[str, str | Path | None], english_prime: str = "enp") -> Run:
+        """Read each named csv; a missing or empty file is None, never an error."""
+        tables: dict[str, pd.DataFrame | None] = {}
+        for name, path in paths.items():
+            tables[name] = None
+            if path is None or not Path(path).is_file():
+                continue
+            try:
+                frame = pd.read_csv(path, keep_default_na=True)
+            except pd.errors.EmptyDataError:
+                continue
+            tables[name] = frame if len(frame.columns) else None
+        return cls(tables, english_prime)
+
+
+# --------------------------------------------------------------------------- claims as data
+Check = Callable[["Claim", Run, Evidence], None]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One conclusion of a paper, and how this run tests it."""
+
+    id: str
+    paper: str
+    section: str
+    summary: str  # the claim in a few words
+    sentence: str  # the paper's words
+    predicate: str  # what is computed from our numbers, with the tolerance
+    needs: tuple[str, ...]  # input names (keys of INPUTS)
+    check: Check
+    tolerance: float = 0.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    claim: Claim
+    verdict: str
+    numbers: Mapping[str, float]
+    failed: Sequence[str] = ()
+    reason: str = ""
+
+    def as_dict(self) -> dict:
+        claim = self.claim
+        return {
+            "id": claim.id,
+            "paper": claim.paper,
+            "section": claim.section,
+            "summary": claim.summary,
+            "sentence": claim.sentence,
+            "predicate": claim.predicate,
+            "tolerance": claim.tolerance,
+            "inputs": list(claim.needs),
+            "verdict": self.verdict,
+            "numbers": {  # an undefined number (NaN) is null: strict JSON has no NaN
+                name: None if isinstance(value, float) and math.isnan(value) else value
+                for name, value in self.numbers.items()
+            },
+            "failed": list(self.failed),
+            "reason": self.reason,
+        }
+
+
+def evaluate_claim(claim: Claim, run: Run) -> Verdict:
+    missing = [name for name in claim.needs if run.get(name) is None]
+    if missing:
+        return Verdict(claim, NOT_COMPUTED, {}, reason=f"not computed by this run: {missing}")
+    evidence = Evidence()
+    try:
+        claim.check(claim, run, evidence)
+    except NotComputed as error:
+        return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason=str(error))
+    if evidence.conditions == 0:
+        return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason="nothing to compare")
+    verdict = NOT_SUPPORTED if evidence.failed else SUPPORTED
+    return Verdict(claim, verdict, evidence.numbers, failed=tuple(evidence.failed))

@@ -1,0 +1,390 @@
+"""Muller et al. (2021): the predicates over ``muller/scores.csv`` and ``muller/similarity.csv``,
+and the claims of the paper that use them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from xling.report.claims.core import (
+    MULLER,
+    Claim,
+    Estimate,
+    Evidence,
+    NotComputed,
+    Run,
+    is_middle_layer,
+    mean,
+)
+
+# --------------------------------------------------------------------------- Muller et al.
+# scores.csv: experiment (transfer | domain), task, source, group (ref, or the RANDOM-INIT group:
+# "1-2", "0-1", "all", ...; layers 1-based, 0 = embeddings), seed, evaluation (target language in
+# transfer; a named set in domain), lang, split (dev | test), score (fraction), hp_id.
+# similarity.csv: model (pretrained | finetuned), task (empty for pretrained), group, seed, source,
+# target, layer (0..L), cka, cka_debiased.
+REF = "ref"
+
+
+def group_layers(group: str) -> set[int] | None:
+    """The layers of a RANDOM-INIT group ("1-2" -> {1, 2}, "3" -> {3}); None for ref and all."""
+    text = str(group).strip()
+    start, _, end = text.partition("-")
+    if not start.isdigit() or (end and not end.isdigit()):
+        return None
+    first, last = int(start), int(end or start)
+    return set(range(first, last + 1)) if first <= last else None
+
+
+def _is_ref(group: object) -> bool:
+    return pd.isna(group) or str(group).strip() in ("", REF)
+
+
+class Scores:
+    """Muller's scores, one per (experiment, task, source, group, evaluation, split): the mean and
+    standard deviation over seeds, in points, each seed's grid point chosen on source dev."""
+
+    KEYS = ("experiment", "task", "source", "group", "evaluation", "split")
+
+    def __init__(self, frame: pd.DataFrame):
+        frame = frame.copy()
+        frame["group"] = frame["group"].map(lambda g: REF if _is_ref(g) else str(g).strip())
+        languages = frame["lang"] if "lang" in frame else frame["evaluation"]
+        frame["lang"] = languages.fillna(frame["evaluation"]).astype(str)
+        frame = _select_grid_points(frame)
+        stats = frame.groupby(list(self.KEYS), sort=False, dropna=False)["score"].agg(
+            ["mean", "std"]
+        )
+        self.cells = {
+            key: Estimate(100.0 * row["mean"], 0.0 if pd.isna(row["std"]) else 100.0 * row["std"])
+            for key, row in stats.iterrows()
+        }
+        self.languages = {
+            (row.experiment, row.task, row.source, row.evaluation): row.lang
+            for row in frame.itertuples()
+        }
+
+    def get(self, experiment, task, source, group, evaluation, split="test") -> Estimate | None:
+        return self.cells.get((experiment, task, source, group, evaluation, split))
+
+    def evaluations(self, experiment, task, source, split="test") -> dict[str, str]:
+        """Evaluation name -> its language, for the ref model of one experiment."""
+        return {
+            key[4]: self.languages[(experiment, task, source, key[4])]
+            for key in self.cells
+            if key[:4] == (experiment, task, source, REF) and key[5] == split
+        }
+
+    def groups(self, experiment: str) -> dict[str, set[int]]:
+        found = {key[3] for key in self.cells if key[0] == experiment}
+        return {g: layers for g in found if (layers := group_layers(g)) is not None}
+
+    def runs(self, experiment: str) -> list[tuple[str, str]]:
+        return sorted({(key[1], key[2]) for key in self.cells if key[0] == experiment})
+
+
+def _select_grid_points(frame: pd.DataFrame) -> pd.DataFrame:
+    """Keep, per (experiment, task, source, group, seed), the grid point (``hp_id``) with the best
+    source-language dev score, as the paper selects; all rows where there is one point or no dev."""
+    if "hp_id" not in frame or frame["hp_id"].nunique(dropna=False) <= 1:
+        return frame
+    keys = ["experiment", "task", "source", "group", "seed"]
+    kept = []
+    for _, rows in frame.groupby(keys, sort=False, dropna=False):
+        dev = rows[(rows["split"] == "dev") & (rows["lang"] == rows["source"])]
+        if rows["hp_id"].nunique(dropna=False) > 1 and len(dev):
+            best = dev.groupby("hp_id", dropna=False)["score"].mean().idxmax()
+            rows = rows[rows["hp_id"] == best]
+        kept.append(rows)
+    return pd.concat(kept, ignore_index=True)
+
+
+def _last_layer(groups: Mapping[str, set[int]]) -> int:
+    if not groups:
+        raise NotComputed("no RANDOM-INIT group with numbered layers")
+    return max(max(layers) for layers in groups.values())
+
+
+def _drops(scores: Scores, experiment: str, task: str, source: str, group: str):
+    """(same-language drop, cross-language drop averaged over targets) in points, or None."""
+    evaluations = scores.evaluations(experiment, task, source)
+    same, cross = [], []
+    for evaluation, lang in evaluations.items():
+        ref = scores.get(experiment, task, source, REF, evaluation)
+        ablated = scores.get(experiment, task, source, group, evaluation)
+        if ref is None or ablated is None:
+            continue
+        (same if lang == source else cross).append(ref - ablated)
+    return same, cross
+
+
+def check_muller_lower_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
+    scores = Scores(run.get("muller_scores"))
+    groups = scores.groups("transfer")
+    last = _last_layer(groups)
+    lower = sorted(g for g, layers in groups.items() if max(layers) <= last / 3)
+    for task, source in scores.runs("transfer"):
+        for group in lower:
+            same, cross = _drops(scores, "transfer", task, source, group)
+            if not same or not cross:
+                continue
+            name = f"{task} {source}, RANDOM-INIT {group}"
+            evidence.record(f"{name}: same-language drop", mean(same))
+            evidence.record(f"{name}: cross-language drop", mean(cross))
+            evidence.require(
+                f"{name}: cross - same drop - {claim.tolerance:g}",
+                mean(cross) - mean(same) - claim.tolerance,
+                record=False,
+            )
+
+
+def check_muller_upper_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
+    scores = Scores(run.get("muller_scores"))
+    groups = scores.groups("transfer")
+    last = _last_layer(groups)
+    upper = sorted(g for g, layers in groups.items() if min(layers) > 3 * last / 4)
+    for task, source in scores.runs("transfer"):
+        for group in upper:
+            same, cross = _drops(scores, "transfer", task, source, group)
+            for kind, drops in (("same", same), ("cross", cross)):
+                if drops:
+                    name = f"{task} {source}, RANDOM-INIT {group}: {kind}-language drop"
+                    evidence.record(name, mean(drops))
+                    evidence.require(
+                        f"{name} at most {claim.tolerance:g}",
+                        claim.tolerance - mean(drops),
+                        record=False,
+                    )
+
+
+def check_muller_domain(claim: Claim, run: Run, evidence: Evidence) -> None:
+    scores = Scores(run.get("muller_scores"))
+    groups = scores.groups("domain")
+    if not groups:
+        raise NotComputed("no domain experiment with a RANDOM-INIT group")
+    lowest = min(groups, key=lambda g: (min(groups[g]), max(groups[g])))
+    for task, source in scores.runs("domain"):
+        evaluations = scores.evaluations("domain", task, source)
+        drops = {}
+        for evaluation in evaluations:
+            ref = scores.get("domain", task, source, REF, evaluation)
+            ablated = scores.get("domain", task, source, lowest, evaluation)
+            if ref is not None and ablated is not None:
+                drops[evaluation] = ref - ablated
+                evidence.record(
+                    f"{task} {source}, RANDOM-INIT {lowest}: drop on {evaluation}",
+                    drops[evaluation],
+                )
+        same = [e for e in drops if evaluations[e] == source]
+        cross = [e for e in drops if evaluations[e] != source]
+        for c in cross:
+            for s in same:
+                evidence.require(
+                    f"{task}: drop on {c} - drop on {s}", drops[c] - drops[s], record=False
+                )
+
+
+class Similarity:
+    """Muller's cross-lingual similarity: per curve, CKA per layer averaged over the (source,
+    target) pairs, then mean and standard deviation over seeds."""
+
+    def __init__(self, frame: pd.DataFrame):
+        frame = frame.copy()
+        frame["task"] = frame["task"].fillna("").astype(str)
+        frame["group"] = frame["group"].map(lambda g: REF if _is_ref(g) else str(g).strip())
+        self.frame = frame
+
+    def rows(self, model: str, task: str = "", group: str = REF) -> pd.DataFrame:
+        f = self.frame
+        return f[(f["model"] == model) & (f["task"] == task) & (f["group"] == group)]
+
+    def curve(self, model: str, task: str = "", group: str = REF) -> dict[int, Estimate]:
+        rows = self.rows(model, task, group)
+        per_seed = rows.groupby(["seed", "layer"])["cka"].mean().unstack("seed")
+        curve = {}
+        for layer, values in per_seed.iterrows():
+            values = values.dropna()
+            curve[int(layer)] = Estimate(values.mean(), 0.0 if len(values) < 2 else values.std())
+        return curve
+
+    def tasks(self) -> list[str]:
+        found = self.frame[self.frame["model"] == "finetuned"]["task"]
+        return sorted(t for t in found.unique() if t)
+
+
+def _peak(curve: Mapping[int, Estimate]) -> int:
+    return max(curve, key=lambda layer: curve[layer].value)
+
+
+def check_muller_peak_middle(claim: Claim, run: Run, evidence: Evidence) -> None:
+    similarity = Similarity(run.get("muller_similarity"))
+    models = [("pretrained", "")] + [("finetuned", t) for t in similarity.tasks()]
+    for model, task in models:
+        curve = similarity.curve(model, task)
+        if len(curve) < 3:
+            continue
+        best, first, last = _peak(curve), min(curve), max(curve)
+        name = f"{model} {task}".strip()
+        evidence.record(f"{name}: peak layer", best)
+        evidence.record(f"{name}: peak CKA", curve[best])
+        evidence.check(f"{name}: peak L{best} in the middle", is_middle_layer(best, last))
+        evidence.require(f"{name}: peak - L{first}", curve[best] - curve[first], record=False)
+        evidence.require(f"{name}: peak - L{last}", curve[best] - curve[last], record=False)
+
+
+def check_muller_finetuning_preserves(claim: Claim, run: Run, evidence: Evidence) -> None:
+    similarity = Similarity(run.get("muller_similarity"))
+    pretrained = similarity.curve("pretrained")
+    if not pretrained:
+        raise NotComputed("no CKA of the pretrained model")
+    peak = _peak(pretrained)
+    evidence.record("pretrained: peak layer", peak)
+    for task in similarity.tasks():
+        curve = similarity.curve("finetuned", task)
+        if not curve:
+            continue
+        best = _peak(curve)
+        evidence.record(f"finetuned {task}: peak layer", best)
+        evidence.check(
+            f"finetuned {task}: peak within 2 layers of the pretrained one", abs(best - peak) <= 2
+        )
+        evidence.require(
+            f"finetuned {task}: peak CKA - pretrained peak + {claim.tolerance:g}",
+            curve[best] - pretrained[peak] + claim.tolerance,
+        )
+
+
+def check_muller_random_init_similarity(claim: Claim, run: Run, evidence: Evidence) -> None:
+    similarity = Similarity(run.get("muller_similarity"))
+    frame = similarity.frame
+    groups = {g: layers for g in frame["group"].unique() if (layers := group_layers(g)) is not None}
+    if not groups:
+        raise NotComputed("no CKA of a model with RANDOM-INIT layers")
+    last = int(pd.to_numeric(frame["layer"]).max())  # the layers measured: 0 .. L
+    lower = sorted(g for g, layers in groups.items() if max(layers) <= last / 3)
+    for task in similarity.tasks():
+        ref = similarity.curve("finetuned", task)
+        for group in lower:
+            ablated = similarity.curve("finetuned", task, group)
+            layers = sorted(ref.keys() & ablated.keys())
+            if not layers:
+                continue
+            difference = mean([ref[layer] - ablated[layer] for layer in layers])
+            evidence.require(f"{task}: ref - RANDOM-INIT {group} CKA, mean over layers", difference)
+
+
+def cross_language_gaps(scores: Scores, task: str) -> dict[tuple[str, str], float]:
+    """(source, target) -> same-language test score of the source minus the target's, in points
+    (ref models of the transfer experiment, means over seeds)."""
+    gaps = {}
+    for run_task, source in scores.runs("transfer"):
+        if run_task != task:
+            continue
+        same = scores.get("transfer", task, source, REF, source)
+        if same is None:
+            continue
+        for evaluation in scores.evaluations("transfer", task, source):
+            target = scores.get("transfer", task, source, REF, evaluation)
+            if evaluation != source and target is not None:
+                gaps[(source, evaluation)] = (same - target).value
+    return gaps
+
+
+def layer_averaged_similarity(similarity: Similarity, model: str, task: str) -> dict:
+    """(source, target) -> CKA averaged over layers and seeds."""
+    rows = similarity.rows(model, task if model == "finetuned" else "")
+    return rows.groupby(["source", "target"])["cka"].mean().to_dict()
+
+
+def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
+    from scipy.stats import spearmanr
+
+    scores = Scores(run.get("muller_scores"))
+    similarity = Similarity(run.get("muller_similarity"))
+    for task in sorted({task for task, _ in scores.runs("transfer")}):
+        gaps = cross_language_gaps(scores, task)
+        for model in ("finetuned", "pretrained"):
+            cka = layer_averaged_similarity(similarity, model, task)
+            keys = sorted(gaps.keys() & cka.keys())
+            if len(keys) < 3:
+                continue
+            x = [cka[k] for k in keys]
+            y = [gaps[k] for k in keys]
+            if len(set(x)) < 2 or len(set(y)) < 2:
+                continue
+            rho, p = spearmanr(x, y)
+            name = f"{task} {model}"
+            evidence.record(f"{name}: Spearman rho (n={len(keys)})", rho)
+            evidence.record(f"{name}: p", p)
+            evidence.check(f"{name}: rho negative", rho < 0)
+            evidence.check(f"{name}: p below {claim.tolerance:g}", p < claim.tolerance)
+    if evidence.conditions == 0:
+        raise NotComputed("fewer than 3 (source, target) pairs with both a gap and a similarity")
+
+
+MULLER_CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "muller-4.1-lower-layers", MULLER, "§4.1", "Lower-layer RANDOM-INIT hurts cross-language",
+        "For all tasks, we observe sharp drops in the cross-language performance at the lower "
+        "layers of the model but only moderate drops in the same-language performance.",
+        "for every task, source and RANDOM-INIT group within the bottom third of the layers, the "
+        "cross-language test drop (mean over targets) exceeds the same-language drop by more than "
+        "1 point (the paper, parsing 1-2 from English: 15.77 vs 0.96)",
+        ("muller_scores",), check_muller_lower_layers, tolerance=1.0,
+    ),
+    Claim(
+        "muller-4.1-upper-layers", MULLER, "§4.1", "Upper-layer RANDOM-INIT is harmless",
+        "Furthermore, we show that applying RANDOM-INIT to the upper layers does not harm "
+        "same-language and cross-language performances.",
+        "for every task, source and RANDOM-INIT group above 3L/4, the same- and the "
+        "cross-language test drops are at most 1.5 points (the paper's largest, Ar-X POS 11-12: "
+        "1.29)",
+        ("muller_scores",), check_muller_upper_layers, tolerance=1.5,
+    ),
+    Claim(
+        "muller-4.1-domain", MULLER, "§4.1", "Not a domain effect",
+        "We conclude that the pretrained parameters at the lower layers are consistently more "
+        "critical for cross-language transfer than for same-language transfer, and cannot be "
+        "explained by the possibly different domain of the evaluated datasets.",
+        "in the domain experiment, RANDOM-INIT of the lowest group lowers every cross-language "
+        "evaluation set more than every same-language set of another domain",
+        ("muller_scores",), check_muller_domain,
+    ),
+    Claim(
+        "muller-4.2-peak-middle", MULLER, "§4.2", "Similarity rises to a middle layer, then falls",
+        "The cross-lingual similarity between the representations constantly increases up to "
+        "layer 5 for all the three tasks ... From these layers forward, the similarity decreases.",
+        "for the pretrained model and each fine-tuned task (reference models, CKA averaged over "
+        "targets), the peak layer lies between L/4 and 3L/4 and the first and last layers lie "
+        "below the peak",
+        ("muller_similarity",), check_muller_peak_middle,
+    ),
+    Claim(
+        "muller-4.2-finetuning-preserves", MULLER, "§4.2", "Fine-tuning preserves the alignment",
+        "Interestingly, the same trend is also observed in the pretrained model, suggesting that "
+        "the fine-tuning step preserves the multilingual alignment.",
+        "for each fine-tuned task, the CKA peak lies within 2 layers of the pretrained model's "
+        "and reaches at least the pretrained peak minus 0.05",
+        ("muller_similarity",), check_muller_finetuning_preserves, tolerance=0.05,
+    ),
+    Claim(
+        "muller-4.3-random-init-similarity", MULLER, "§4.3", "RANDOM-INIT of lower layers "
+        "breaks the alignment",
+        "As seen in Figure 2 ... when we randomly-initialize the lower part of the model, there "
+        "is no alignment: the similarity between the source and target languages decreases.",
+        "for each fine-tuned task and RANDOM-INIT group within the bottom third, CKA averaged "
+        "over layers is below the reference model's",
+        ("muller_similarity",), check_muller_random_init_similarity,
+    ),
+    Claim(
+        "muller-4.3-spearman", MULLER, "§4.3", "Similarity correlates with the cross-lang gap",
+        "We find that the cross-lingual similarity correlates significantly with the cross-lang "
+        "gap for all three tasks, both on the fine-tuned and pretrained models.",
+        "for every task and both models (fine-tuned on it, pretrained), Spearman rho between CKA "
+        "averaged over layers and the cross-language gap (same-language minus target test score, "
+        "reference models, mean over seeds) over the (source, target) pairs is negative with "
+        "p < 0.05 (the paper prints |rho|, e.g. 0.76 for parsing fine-tuned)",
+        ("muller_scores", "muller_similarity"), check_muller_spearman, tolerance=0.05,
+    ),
+)  # fmt: skip
