@@ -209,3 +209,49 @@ def test_every_muller_language_is_configured(paper):
     assert set(muller) <= set(paper["languages"])
     assert paper["languages"]["zh"]["segmenter"] == "jieba"
     assert set(paper["data"]["ud"]["pud"]["treebanks"]) == set(muller) - {"sl"}  # no Slovenian PUD
+
+
+def _with(config, path, value):
+    bad = copy.deepcopy(config)
+    *parents, last = path.split(".")
+    node = bad
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[last] = value
+    return bad
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "key", "fix"),
+    [
+        ("model.heads", 5, "'model'", "not a multiple of heads 5"),
+        ("pretrain.seq_len", 4096, "'pretrain.seq_len'", "shorten seq_len"),
+        ("pretrain.warmup_steps", 10_000_000, "'pretrain.warmup_steps'", "lower warmup_steps"),
+        ("tasks.ner.max_length", 4096, "'tasks.ner.max_length'", "lower it"),
+        ("analysis.cka.variants", ["no_such_row"], "'analysis.cka.variants'", "trained:"),
+        ("seed", -1, "'seed'", "minimum"),
+        ("seed", 2**32, "'seed'", "maximum"),
+    ],
+)
+def test_settings_that_would_fail_inside_a_job_are_rejected_up_front(
+    shipped, repo, path, value, key, fix
+):
+    message = _error(_with(shipped, path, value), repo)
+    assert f"config key {key}" in message and fix in message
+
+
+def test_rejected_architectures_are_those_the_model_refuses(shipped):
+    """The up-front check is no weaker than the model's own (which would fail hours later)."""
+    from xling.model.config import EncoderConfig
+
+    with pytest.raises(ValueError, match=r"multiple of model\.heads"):
+        EncoderConfig(vocab_size=10, languages=["en"], dim=64, heads=5)
+    with pytest.raises(xconfig.ConfigError, match=r"muller\.model\.architecture"):
+        bad = _with(shipped, "muller.model.architecture", {"heads": 7})
+        xconfig.validate(bad)
+
+
+def test_a_cka_variant_left_out_by_select_is_not_trained(shipped, repo):
+    bad = _with(shipped, "select", {"variants": ["no_anchors"]})
+    bad["analysis"]["cka"]["variants"] = ["default"]
+    assert "'default' is not a trained variant" in _error(bad, repo)
