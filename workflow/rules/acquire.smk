@@ -90,7 +90,9 @@ else:
 
     rule import_ner:
         # Not downloadable (licence or no stable address): the user puts the files under
-        # data.manual_dir; the job says exactly where when they are missing.
+        # data.manual_dir; the plan and the job say exactly where when they are missing.
+        input:
+            get_manual_ner_files,
         output:
             **{
                 split: data_path(layout.ner("{dataset}", "{lang}", split))
@@ -160,7 +162,8 @@ else:
             name:
                 ud_import_rule(_splits)
             input:
-                get_ud_release,
+                release=get_ud_release,
+                hand=lambda wildcards, splits=_splits: get_manual_ud_files(wildcards, splits),
             output:
                 **{split: data_path(layout.ud("{dataset}", "{lang}", split)) for split in _splits},
             log:
@@ -207,11 +210,14 @@ else:
         # en' (Wu 5.2): English paraphrases of the parallel sentences, by back-translation; no
         # public file exists, so they are provided by hand, line-aligned with the English side.
         input:
+            get_manual_paraphrases,
             english=data_path(layout.parallel("en")),
         output:
             data_path(layout.parallel("{lang}")),
         log:
             f"{R}/logs/acquire/import_paraphrases_{{lang}}.log",
+        wildcard_constraints:
+            lang=_alternatives([S5.english_prime] if S5 else []),
         conda:
             "../../envs/text.yaml"
         params:

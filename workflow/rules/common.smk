@@ -4,6 +4,8 @@
 
 import os
 
+from xling.acquire import manual
+
 from xling.config import (
     PRETRAIN_JOB_KEYS,
     pair_languages,
@@ -154,6 +156,34 @@ def ud_import_rule(splits):
 def get_ud_source(wildcards):
     """Where the dataset's language comes from: a release's treebank, or the manual folder."""
     return ud_source(config, wildcards.dataset, wildcards.lang)
+
+
+# Hand-provided files: the import rules take those present as inputs and name the missing ones
+# while Snakemake plans (xling.acquire.manual).
+MANUAL_DIR = config["data"].get("manual_dir", "")  # required by the studies that import
+MISSING_MANUAL = manual.MissingFiles()
+
+
+def get_manual_ner_files(wildcards):
+    files = manual.ner_files(wildcards.dataset, wildcards.lang, MANUAL_DIR)
+    what = f"NER dataset {wildcards.dataset}, {wildcards.lang}"
+    howto = manual.NER_HOWTO[wildcards.dataset].format(lang=wildcards.lang)
+    return MISSING_MANUAL.present(files.values(), what, howto)
+
+
+def get_manual_ud_files(wildcards, splits):
+    if "manual_dir" not in get_ud_source(wildcards):
+        return []
+    files = manual.ud_files(wildcards.dataset, wildcards.lang, splits, MANUAL_DIR)
+    what = f"UD dataset {wildcards.dataset}, {wildcards.lang}"
+    return MISSING_MANUAL.present(files, what, "CoNLL-U, UD v2; docs/contracts.md")
+
+
+def get_manual_paraphrases(wildcards):
+    file = manual.paraphrase_file(wildcards.lang, MANUAL_DIR)
+    what = f"paraphrases {wildcards.lang}, Wu section 5.2"
+    howto = "English paraphrases of the parallel sentences, line-aligned with their English side"
+    return MISSING_MANUAL.present([file], what, howto)
 
 
 def get_ud_release(wildcards):

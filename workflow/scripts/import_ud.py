@@ -7,7 +7,8 @@ from xling.acquire.ud import import_ud
 
 def main(smk):
     outputs = dict(smk.output.items())  # split -> file, named in the rule
-    release_dir = smk.input[0] if smk.input else None  # none for a manual dataset
+    release = list(smk.input.release)
+    release_dir = release[0] if release else None  # none for a manual dataset
     counts = import_ud(smk.params.source, outputs, release_dir)
     print(f"{smk.params.source}: sentences {counts}")
 

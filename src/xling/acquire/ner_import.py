@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from xling.acquire.manual import NER_FILES, NER_HOWTO, ner_files
 from xling.contracts.ner import read_ner, write_ner
 from xling.errors import DataFormatError
 
@@ -141,20 +142,11 @@ def jieba_segment(text: str) -> list[str]:
     return list(jieba.cut(text))
 
 
-# Where each dataset's files are expected under data.manual_dir, and how to read them.
-MANUAL_LAYOUT = {
-    "wikiann": "wikiann/{lang}/{split}  (the Rahimi et al. 2019 split, 'lang:word<TAB>tag'; "
-    "XTREME distributes it as panx_dataset)",
-    "conll2003": "conll2003/eng.train, eng.testa (dev), eng.testb (test)  (CoNLL 2003 English)",
-    "levow2006": "levow2006/train.txt, test.txt  (SIGHAN 2006 MSRA NER, one character a line)",
-}
-
-
 def _expect(path: Path, dataset: str, manual_dir: Path) -> Path:
     if not path.exists():
         raise FileNotFoundError(
             f"{path} is missing. The NER dataset {dataset!r} cannot be downloaded by the workflow: "
-            f"put it under {manual_dir} as {MANUAL_LAYOUT[dataset]}, or choose another dataset in "
+            f"put it under {manual_dir} as {NER_HOWTO[dataset]}, or choose another dataset in "
             "config key tasks.ner.datasets."
         )
     return path
@@ -170,27 +162,19 @@ def import_ner(
 ) -> dict[str, int]:
     """Write ``outputs`` (train/dev/test paths) for one language of one dataset; returns counts."""
     manual_dir = Path(manual_dir)
+    files = {
+        split: _expect(path, dataset, manual_dir)
+        for split, path in ner_files(dataset, lang, manual_dir).items()
+    }
     if dataset == "wikiann":
-        splits = {
-            split: read_wikiann(
-                _expect(manual_dir / "wikiann" / lang / split, dataset, manual_dir), lang
-            )
-            for split in ("train", "dev", "test")
-        }
+        splits = {split: read_wikiann(files[split], lang) for split in ("train", "dev", "test")}
     elif dataset == "conll2003":
-        files = {"train": "eng.train", "dev": "eng.testa", "test": "eng.testb"}
-        splits = {
-            split: read_conll2003(_expect(manual_dir / "conll2003" / name, dataset, manual_dir))
-            for split, name in files.items()
-        }
+        splits = {split: read_conll2003(files[split]) for split in ("train", "dev", "test")}
     elif dataset == "levow2006":
         segment = segment or jieba_segment
         read = {
             split: [
-                realign_to_words(text, tags, segment)
-                for text, tags in read_char_bio(
-                    _expect(manual_dir / "levow2006" / f"{split}.txt", dataset, manual_dir)
-                )
+                realign_to_words(text, tags, segment) for text, tags in read_char_bio(files[split])
             ]
             for split in ("train", "test")
         }
@@ -198,7 +182,7 @@ def import_ner(
         cut = len(read["train"]) - max(1, int(len(read["train"]) * dev_share))
         splits = {"train": read["train"][:cut], "dev": read["train"][cut:], "test": read["test"]}
     else:
-        raise ValueError(f"unknown NER dataset {dataset!r}; known: {sorted(MANUAL_LAYOUT)}")
+        raise ValueError(f"unknown NER dataset {dataset!r}; known: {sorted(NER_FILES)}")
     return {
         split: write_ner(outputs[split], lang, splits[split]) for split in ("train", "dev", "test")
     }

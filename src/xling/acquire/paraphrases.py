@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from xling.acquire.manual import paraphrase_file
 from xling.atomic import atomic_open
 from xling.errors import InputFileError
 from xling.fileio import StrPath, count_lines, iter_lines
-
-MANUAL_NAME = "parallel/{lang}.txt"  # under data.manual_dir
 
 
 def import_paraphrases(manual_dir: StrPath, lang: str, english: StrPath, out: StrPath) -> int:
     """Copy ``manual_dir/parallel/{lang}.txt`` to ``out`` after checking it line by line against
     the ``english`` sentences it paraphrases; returns the line count."""
-    source = Path(manual_dir) / MANUAL_NAME.format(lang=lang)
+    source = paraphrase_file(lang, manual_dir)
     expected = count_lines(english)
     if not source.is_file():
         raise InputFileError(

@@ -13,11 +13,9 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from xling.acquire.manual import ud_files
 from xling.atomic import atomic_open
 from xling.contracts.conllu import read_conllu
-
-# Where a manual dataset's files are expected, relative to data.manual_dir.
-MANUAL_LAYOUT = "{dataset}/{lang}/{split}.conllu"
 
 
 def _copy_validated(source: Path, out_path: str | Path) -> int:
@@ -65,7 +63,7 @@ def import_manual(
     """Copy the hand-provided ``{manual_dir}/{dataset}/{lang}/{split}.conllu`` of each split."""
     sources = {}
     for split in outputs:
-        path = Path(manual_dir) / MANUAL_LAYOUT.format(dataset=dataset, lang=lang, split=split)
+        (path,) = ud_files(dataset, lang, [split], manual_dir)
         if not path.is_file():
             raise FileNotFoundError(
                 f"{path} is missing. The UD dataset {dataset!r} cannot be downloaded by the "
