@@ -37,6 +37,43 @@ def test_sentence_count_is_the_number_of_end_of_sentence_ids():
     assert count_sentences(ids, chunk=13) == 100
 
 
+def test_a_paragraph_a_line_and_a_sentence_a_line_count_the_same_sentences():
+    """Wikipedia has a paragraph a line, CC-100 a sentence a line: sampling weights must not
+    depend on that (Wu 3.1 samples by sentences)."""
+    period, question, word = 5, 6, 9
+    sentences = [[word, word, period], [word, question], [word, word, word, period, period]]
+    paragraph = np.array([t for s in sentences for t in s] + [EOS_ID], dtype=np.int32)
+    lines = np.array([t for s in sentences for t in [*s, EOS_ID]], dtype=np.int32)
+    ends = np.array([period, question])
+    assert count_sentences(lines, ends) == count_sentences(paragraph, ends) == 3
+    assert count_sentences(paragraph) == 1  # without the end tokens: lines only
+    long = np.tile(paragraph, 50)
+    for chunk in (2, 3, 7, 1 << 24):  # a sentence end at a chunk's edge is seen once
+        assert count_sentences(long, ends, chunk=chunk) == 150
+    # a line without final punctuation (a title) is one sentence
+    assert count_sentences(np.array([word, word, EOS_ID, *paragraph]), ends) == 4
+
+
+def test_sentence_end_ids_come_from_the_vocabulary(tmp_path):
+    from xling.pretrain.inputs import read_sentence_end_ids
+
+    tokens = [
+        "<pad>",
+        "<unk>",
+        "<s>",
+        "</s>",
+        "<mask>",
+        ".",
+        "the",
+        ".@@",
+        "en:?",
+        "zh:\u3002",
+        ":",
+    ]
+    (tmp_path / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8")
+    assert read_sentence_end_ids(tmp_path).tolist() == [5, 8, 9]
+
+
 def test_sampler_draws_languages_with_the_given_probabilities():
     streams = {"en": stream(5000), "fr": stream(3000, 60)}
     probs = language_probabilities({"en": 9000, "fr": 1000}, 0.7)

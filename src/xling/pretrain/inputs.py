@@ -47,6 +47,23 @@ class PretrainInputs:
         return sizes
 
 
+# Tokens that end a sentence, as the segmenters write them (Moses splits them off; CJK full stops).
+SENTENCE_ENDS = frozenset({".", "?", "!", "...", "\u3002", "\uff1f", "\uff01"})
+
+
+def read_sentence_end_ids(tokenizer_dir: Path) -> np.ndarray:
+    """Ids of the vocabulary's sentence-final tokens; a language prefix ("en:.") is ignored, a
+    BPE continuation (".@@") is not a sentence end."""
+    ids = []
+    with open(tokenizer_dir / VOCAB_FILE, encoding="utf-8") as handle:
+        for index, line in enumerate(handle):
+            token = line.rstrip("\n").split(" ")[0]
+            surface = token.split(":", 1)[1] if ":" in token[1:] else token
+            if surface in SENTENCE_ENDS:
+                ids.append(index)
+    return np.asarray(ids, dtype=np.int64)
+
+
 def read_vocab_size(tokenizer_dir: Path) -> int:
     path = tokenizer_dir / VOCAB_FILE
     if not path.exists():
@@ -100,7 +117,8 @@ def read_inputs(
                 f"{data_dir / f'{lang}.train.npy'}: {ids.size} tokens, fewer than one stream "
                 f"window of seq_len={seq_len}; use a larger corpus or a shorter seq_len"
             )
-    sentences = {lang: count_sentences(ids) for lang, ids in train.items()}
+    sentence_ends = read_sentence_end_ids(tokenizer_dir)
+    sentences = {lang: count_sentences(ids, sentence_ends) for lang, ids in train.items()}
     for lang, count in sentences.items():
         if count == 0:
             raise ValueError(
