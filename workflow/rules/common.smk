@@ -113,26 +113,39 @@ def get_wikipedia_dump(wildcards):
     return f"{R}/raw/downloads/{config['data']['wikipedia'][wildcards.lang]}"
 
 
+def templated_source(section, **fields):
+    """A download of config ``data.<section>``: its url template filled in, and the sha256 pinned
+    for that file name under ``data.<section>.sha256`` if any."""
+    settings = config["data"][section]
+    url = settings["url"].format(**fields)
+    source = {"url": url}
+    pinned = (settings.get("sha256") or {}).get(url.rsplit("/", 1)[-1])
+    if pinned:
+        source["sha256"] = pinned
+    return source
+
+
 def get_commoncrawl_source(wildcards):
-    return {"url": config["data"]["commoncrawl"]["url"].format(lang=wildcards.lang)}
+    # CC-100 names some languages its own way (Chinese: zh-Hans): data.commoncrawl.codes
+    code = config["data"]["commoncrawl"].get("codes", {}).get(wildcards.lang, wildcards.lang)
+    return templated_source("commoncrawl", lang=code)
 
 
 def get_muse_source(wildcards):
     """MUSE's file of a pair: train = the 0-5000 dictionary, test = 5000-6500."""
     span = {"train": "0-5000", "test": "5000-6500"}[wildcards.split]
-    url = config["data"]["muse"]["url"].format(src=wildcards.src, tgt=wildcards.tgt, span=span)
-    return {"url": url}
+    return templated_source("muse", src=wildcards.src, tgt=wildcards.tgt, span=span)
 
 
 def get_tatoeba_source(wildcards):
     """LASER's file of one side of an English-X pair (``tatoeba.fra-eng.fra`` / ``.eng``)."""
     code = config["data"]["tatoeba"]["codes"][wildcards.tgt]
     side = "eng" if wildcards.lang == "en" else code
-    return {"url": config["data"]["tatoeba"]["url"].format(code=code, side=side)}
+    return templated_source("tatoeba", code=code, side=side)
 
 
 def get_fasttext_source(wildcards):
-    return {"url": config["data"]["fasttext"]["url"].format(lang=wildcards.lang)}
+    return templated_source("fasttext", lang=wildcards.lang)
 
 
 def get_segmenter(wildcards):

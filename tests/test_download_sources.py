@@ -1,0 +1,32 @@
+"""Template downloads of the paper study: CC-100's own language names, and sha256 pins by file
+name for every template source (commoncrawl, muse, tatoeba, fasttext)."""
+
+from tests.dag import rule_settings
+
+HEX = "ab" * 32
+
+
+def test_cc100_chinese_is_zh_hans_and_a_pinned_checksum_reaches_the_job(repo, tmp_path):
+    config = {"data": {"commoncrawl": {"sha256": {"zh-Hans.txt.xz": HEX}}}}
+    jobs = rule_settings(
+        [repo / "config/config.yaml"], tmp_path, "download_commoncrawl",
+        targets=("results/paper/raw/commoncrawl/zh.txt.xz",
+                 "results/paper/raw/commoncrawl/fr.txt.xz"),
+        config=config,
+    )  # fmt: skip
+    sources = sorted((params["source"] for params, _ in jobs), key=lambda s: s["url"])
+    assert sources == [
+        {"url": "https://data.statmt.org/cc-100/fr.txt.xz"},  # nothing pinned: not verified
+        {"url": "https://data.statmt.org/cc-100/zh-Hans.txt.xz", "sha256": HEX},
+    ]
+
+
+def test_muse_files_take_their_pins_by_file_name(repo, tmp_path):
+    config = {"data": {"muse": {"sha256": {"en-fr.5000-6500.txt": HEX}}}}
+    jobs = rule_settings(
+        [repo / "config/config.yaml"], tmp_path, "download_muse",
+        targets=("results/paper/data/muse/en-fr.test.txt",), config=config,
+    )  # fmt: skip
+    (params, _), *_ = jobs
+    assert params["source"]["url"].endswith("/en-fr.5000-6500.txt")
+    assert params["source"]["sha256"] == HEX
