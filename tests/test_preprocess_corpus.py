@@ -171,3 +171,14 @@ def test_extract_wikipedia_errors(tmp_path) -> None:
     with pytest.raises(EmptyCorpusError, match=r"templates-only.xml.bz2"):
         extract_wikipedia(no_articles, tmp_path / "out.txt")
     assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["wiki_en", "enwiki-20190201-pages-articles"])
+def test_a_dump_saved_without_its_suffix_is_still_decompressed(tmp_path, name) -> None:
+    """The download rule names dumps by resource (raw/downloads/wiki_en): wikiextractor picks
+    decompression by suffix, so the compression is read from the file's first bytes."""
+    dump = _dump(tmp_path / name, [("Zorblat", "'''Zorblat''' is a town.")])
+    out = tmp_path / "wiki.txt"
+    assert extract_wikipedia(dump, out) == 1
+    assert out.read_text(encoding="utf-8") == "Zorblat is a town.\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "wiki.txt"])

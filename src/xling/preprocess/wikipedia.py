@@ -19,6 +19,22 @@ from xling.atomic import atomic_open
 from xling.errors import EmptyCorpusError, InputFileError
 from xling.fileio import StrPath
 
+# wikiextractor chooses decompression by file name (fileinput.hook_compressed); the download
+# rule names a dump by its resource (raw/downloads/wiki_en), so the format is read from its bytes.
+_MAGIC_SUFFIXES = ((b"BZh", ".bz2"), (b"\x1f\x8b", ".gz"))
+
+
+def _named_for_wikiextractor(dump: Path, scratch: Path) -> Path:
+    """``dump`` itself, or a symlink to it whose suffix says how it is compressed."""
+    with open(dump, "rb") as handle:
+        head = handle.read(3)
+    for magic, suffix in _MAGIC_SUFFIXES:
+        if head.startswith(magic) and not dump.name.endswith(suffix):
+            link = Path(scratch) / f"{dump.name}.xml{suffix}"
+            link.symlink_to(dump.resolve())
+            return link
+    return dump
+
 
 def extract_wikipedia(
     dump_path: StrPath,
@@ -46,17 +62,18 @@ def extract_wikipedia(
     dump = Path(dump_path)
     if not dump.is_file():
         raise FileNotFoundError(f"{dump}: no Wikipedia dump here; check the acquire stage")
-    command = [sys.executable, "-m", "wikiextractor.WikiExtractor", str(dump.resolve())]
-    command += ["--json", "--output", "-", "--quiet", "--processes", str(processes)]
-    if not expand_templates:
-        command.append("--no-templates")
-
     paragraphs = 0
     with (
         tempfile.TemporaryFile() as stderr,
         tempfile.TemporaryDirectory() as scratch,
         atomic_open(out_path) as out,
     ):
+        named = _named_for_wikiextractor(dump, Path(scratch))
+        # absolute(), not resolve(): a link's own name carries the suffix
+        command = [sys.executable, "-m", "wikiextractor.WikiExtractor", str(named.absolute())]
+        command += ["--json", "--output", "-", "--quiet", "--processes", str(processes)]
+        if not expand_templates:
+            command.append("--no-templates")
         # The scratch working directory keeps any file wikiextractor may write out of the repo.
         with subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=stderr, cwd=scratch
@@ -87,7 +104,8 @@ def extract_wikipedia(
             raise InputFileError(
                 dump,
                 f"wikiextractor failed with exit code {process.returncode}: {tail.strip()}",
-                fix="check that the file is a complete MediaWiki XML dump (re-download it)",
+                fix="check that it is a complete MediaWiki pages-articles dump (`bzip2 -t FILE` "
+                "tests a bz2 without extracting it); download it again only if that test fails",
             )
         if paragraphs == 0:
             raise EmptyCorpusError(
