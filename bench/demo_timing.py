@@ -1,0 +1,82 @@
+"""Where a run's time went, per stage and rule, read from Snakemake's own log of the run.
+
+    python bench/demo_timing.py .snakemake/log/<run>.snakemake.log     # or make demo's output
+
+For each stage (the rule's file under workflow/rules/) and rule: jobs, the sum of the jobs' wall
+times (core-busy time at one job a core), the longest job, and the stage's span from its first
+start to its last finish. Jobs run side by side, so the sums add up to more than the run's wall
+time; the last line gives that. Used to budget the demo (2 cores, 30 minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
+START = re.compile(r"^(?:local)?rule (\w+):$")
+JOBID = re.compile(r"^\s+jobid: (\d+)$")
+FINISH = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
+
+
+def rule_stages() -> dict[str, str]:
+    """Rule name -> its stage (the .smk file that defines it)."""
+    stages = {}
+    for path in sorted((REPO / "workflow/rules").glob("*.smk")):
+        for name in re.findall(r"^\s*rule (\w+):", path.read_text(), re.MULTILINE):
+            stages[name] = path.stem
+    return stages
+
+
+def job_times(log: Path) -> list[tuple[str, datetime, datetime]]:
+    """(rule, start, end) of every job the log saw finish."""
+    started: dict[str, tuple[str, datetime]] = {}
+    finished = []
+    stamp = pending_rule = None
+    for line in log.read_text(errors="replace").splitlines():
+        if found := STAMP.match(line):
+            stamp = datetime.strptime(" ".join(found.group(1).split()), "%a %b %d %H:%M:%S %Y")
+        elif found := START.match(line):
+            pending_rule = found.group(1)
+        elif (found := JOBID.match(line)) and pending_rule and stamp:
+            started[found.group(1)] = (pending_rule, stamp)
+            pending_rule = None
+        elif (found := FINISH.match(line)) and stamp and found.group(1) in started:
+            rule, begin = started.pop(found.group(1))
+            finished.append((rule, begin, stamp))
+    return finished
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("log", type=Path)
+    args = parser.parse_args()
+    jobs = job_times(args.log)
+    if not jobs:
+        raise SystemExit(f"{args.log}: no finished job found")
+    stages = rule_stages()
+    by_rule: dict[tuple[str, str], list[tuple[datetime, datetime]]] = defaultdict(list)
+    for rule, begin, end in jobs:
+        by_rule[(stages.get(rule, "?"), rule)].append((begin, end))
+    print(f"{'stage':<12}{'rule':<32}{'jobs':>5}{'sum min':>9}{'max min':>9}{'span min':>9}")
+    for stage in dict.fromkeys(stage for stage, _ in sorted(by_rule)):
+        spans = []
+        for (rule_stage, rule), times in sorted(by_rule.items()):
+            if rule_stage != stage:
+                continue
+            spans += times
+            total = sum((e - b).total_seconds() for b, e in times) / 60
+            longest = max((e - b).total_seconds() for b, e in times) / 60
+            print(f"{stage:<12}{rule:<32}{len(times):>5}{total:>9.1f}{longest:>9.1f}")
+        span = (max(e for _, e in spans) - min(b for b, _ in spans)).total_seconds() / 60
+        print(f"{'':<12}{'= ' + stage:<32}{len(spans):>5}{'':>18}{span:>9.1f}")
+    wall = (max(e for _, _, e in jobs) - min(b for _, b, _ in jobs)).total_seconds() / 60
+    print(f"{len(jobs)} jobs, {wall:.1f} minutes from the first start to the last finish")
+
+
+if __name__ == "__main__":
+    main()
