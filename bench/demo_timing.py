@@ -1,6 +1,7 @@
 """Where a run's time went, per stage and rule, read from Snakemake's own log of the run.
 
-    python bench/demo_timing.py .snakemake/log/<run>.snakemake.log     # or make demo's output
+    python bench/demo_timing.py                      # the newest log under .snakemake/log/
+    python bench/demo_timing.py .snakemake/log/<run>.snakemake.log
 
 For each stage (the rule's file under workflow/rules/) and rule: jobs, the sum of the jobs' wall
 times (core-busy time at one job a core), the longest job, and the stage's span from its first
@@ -53,8 +54,14 @@ def job_times(log: Path) -> list[tuple[str, datetime, datetime]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log", type=Path)
+    parser.add_argument("log", type=Path, nargs="?", help="default: the newest run's log")
     args = parser.parse_args()
+    if args.log is None:
+        logs = sorted((REPO / ".snakemake/log").glob("*.snakemake.log"))
+        if not logs:
+            print("No Snakemake log under .snakemake/log yet: run `make demo` first.")
+            return
+        args.log = logs[-1]
     jobs = job_times(args.log)
     if not jobs:
         raise SystemExit(f"{args.log}: no finished job found")
