@@ -57,14 +57,15 @@ def main() -> None:
     parser.add_argument("log", type=Path, nargs="?", help="default: the newest run's log")
     args = parser.parse_args()
     if args.log is None:
-        logs = sorted((REPO / ".snakemake/log").glob("*.snakemake.log"))
-        if not logs:
-            print("No Snakemake log under .snakemake/log yet: run `make demo` first.")
+        logs = sorted((REPO / ".snakemake/log").glob("*.snakemake.log"), reverse=True)
+        args.log = next((log for log in logs if job_times(log)), None)  # dry runs finish none
+        if args.log is None:
+            print("No Snakemake log of a run under .snakemake/log yet: run `make demo` first.")
             return
-        args.log = logs[-1]
     jobs = job_times(args.log)
     if not jobs:
         raise SystemExit(f"{args.log}: no finished job found")
+    print(f"{args.log}:")
     stages = rule_stages()
     by_rule: dict[tuple[str, str], list[tuple[datetime, datetime]]] = defaultdict(list)
     for rule, begin, end in jobs:
