@@ -352,6 +352,7 @@ class _Smk:
         self.output = Namedlist(fromdict=outputs)
         self.params = Namedlist(fromdict=params)
         self.log = Namedlist()
+        self.resources = Namedlist()  # no GPUs asked (read by _bootstrap.run)
 
 
 @pytest.mark.parametrize(
