@@ -816,11 +816,18 @@ def get_muller_job_inputs(wildcards):
     return inputs
 
 
+MULLER_RUNS_BY_PATH = {}  # filled on first use: a paper plan asks for 3,420 jobs' runs
+
+
 def muller_job_runs(setup, job):
-    runs = MULLER.runs(setup)
     if job == "all":
-        return runs
-    return [run for run in runs if run.path == f"{setup.key}/{job}"]
+        return MULLER.runs(setup)
+    if not MULLER_RUNS_BY_PATH:
+        MULLER_RUNS_BY_PATH.update(
+            {run.path: run for each in MULLER.setups for run in MULLER.runs(each)}
+        )
+    run = MULLER_RUNS_BY_PATH.get(f"{setup.key}/{job}")
+    return [run] if run is not None else []
 
 
 def get_muller_runs(wildcards):
