@@ -2,6 +2,7 @@
 # Only functions and constants here: Snakemake's linter wants rules and functions apart. Functions
 # that rules call with the job's wildcards are named get_<what they return>.
 
+import functools
 import os
 
 from xling.acquire import manual
@@ -380,7 +381,7 @@ def get_monolingual_model_settings(wildcards):
     return {**config["model"], "sep_embeddings": False, "sep_layers": 0}
 
 
-def get_pretrain_runtime(wildcards, attempt):
+def get_pretrain_runtime(wildcards):
     # The same wall time at every attempt: a retry resumes from the checkpoint, so it needs no
     # more, and more would exceed the partition's limit (docs/cluster.md, "Long jobs").
     return config["pretrain"]["runtime_minutes"]
@@ -816,17 +817,17 @@ def get_muller_job_inputs(wildcards):
     return inputs
 
 
-MULLER_RUNS_BY_PATH = {}  # filled on first use: a paper plan asks for 3,420 jobs' runs
+@functools.cache
+def muller_runs_by_path():
+    """Every run by its path, built on first use (not at parse time: every cluster job re-parses
+    this file); a paper plan looks up the runs of 3,420 jobs."""
+    return {run.path: run for setup in MULLER.setups for run in MULLER.runs(setup)}
 
 
 def muller_job_runs(setup, job):
     if job == "all":
         return MULLER.runs(setup)
-    if not MULLER_RUNS_BY_PATH:
-        MULLER_RUNS_BY_PATH.update(
-            {run.path: run for each in MULLER.setups for run in MULLER.runs(each)}
-        )
-    run = MULLER_RUNS_BY_PATH.get(f"{setup.key}/{job}")
+    run = muller_runs_by_path().get(f"{setup.key}/{job}")
     return [run] if run is not None else []
 
 

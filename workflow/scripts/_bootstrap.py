@@ -19,10 +19,13 @@ def run(main, snakemake):
     """
     from xling.cluster.gpus import require_visible_gpus
 
-    log_path = Path(snakemake.log[0]) if snakemake.log else None
-    if log_path is None:
+    def checked_main():
         require_visible_gpus(dict(snakemake.resources.items()))
         main(snakemake)
+
+    log_path = Path(snakemake.log[0]) if snakemake.log else None
+    if log_path is None:
+        checked_main()
         return
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with (
@@ -31,8 +34,7 @@ def run(main, snakemake):
         contextlib.redirect_stderr(log),
     ):
         try:
-            require_visible_gpus(dict(snakemake.resources.items()))
-            main(snakemake)
+            checked_main()
         except Exception:
             traceback.print_exc()
             raise

@@ -22,10 +22,11 @@ def main(smk):
     if warning:
         print(warning, flush=True)  # the rule's log
         print(f"{smk.output.model}: {warning}", file=sys.__stderr__, flush=True)  # Snakemake's
-    # The job keys are not params (changing them must not rerun a finished model): read the
-    # checkpoint interval from the config itself.
-    job_keys = {k: v for k, v in smk.config["pretrain"].items() if k == "checkpoint_minutes"}
-    fields = {**smk.params.pretrain, **job_keys}
+    # The checkpoint interval is not a param (changing it must not rerun a finished model): read
+    # it from the config itself.
+    fields = dict(smk.params.pretrain)
+    if "checkpoint_minutes" in smk.config["pretrain"]:
+        fields["checkpoint_minutes"] = smk.config["pretrain"]["checkpoint_minutes"]
     threads = smk.threads if launch.in_process else max(smk.threads // launch.processes_per_node, 1)
     settings = PretrainSettings(
         architecture=smk.params.model, seed=smk.params.seed, threads=threads, **fields
