@@ -22,10 +22,13 @@ from xling import config as xconfig
 
 # The paper study is the default; a --configfile replaces it instead of being merged into it.
 if not workflow.overwrite_configfiles:
+    xconfig.check_files([f"{workflow.basedir}/config/config.yaml"])
 
     configfile: f"{workflow.basedir}/config/config.yaml"
 
 
+# Snakemake's reader lets a repeated key silently win; ours names the file and line.
+xconfig.check_files(workflow.configfiles)
 config.update(xconfig.validate(config, Path(workflow.basedir) / "config" / "schema.yaml"))
 
 

@@ -231,6 +231,9 @@ def _with(config, path, value):
         ("analysis.cka.variants", ["no_such_row"], "'analysis.cka.variants'", "trained:"),
         ("seed", -1, "'seed'", "minimum"),
         ("seed", 2**32, "'seed'", "maximum"),
+        ("pairs", ["fr-en"], "'pairs' (item 0, 'fr-en')", "write it as 'en-fr'"),
+        ("data.muse.url", "https://x/{src}-{tgt}.{split}.txt", "'data.muse.url'", "{split}"),
+        ("data.fasttext.url", "https://x/wiki.{lang.vec", "'data.fasttext.url'", "not a valid"),
     ],
 )
 def test_settings_that_would_fail_inside_a_job_are_rejected_up_front(

@@ -297,3 +297,13 @@ def test_muller_runs_one_job_per_setup_in_the_demo_and_one_per_run_in_the_paper(
     counts = plan([repo / "config/config.yaml"], tmp_path, targets=("muller",))
     assert counts["muller_finetune"] == sum(len(paper.runs(s)) for s in paper.setups) == 3420
     assert "pretrain_multilingual" not in counts  # mBERT is loaded, not trained
+
+
+def test_a_repeated_key_in_a_config_file_stops_the_plan_naming_the_line(repo, tmp_path):
+    """Snakemake's reader keeps the last of two equal keys; the workflow refuses the file."""
+    from xling.config import ConfigError
+
+    configfile = tmp_path / "demo.yaml"
+    configfile.write_text((repo / "config/demo.yaml").read_text() + "study: demo\n")
+    with pytest.raises(ConfigError, match=rf"{configfile}, line \d+.*'study' is repeated"):
+        plan([configfile], tmp_path)

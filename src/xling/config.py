@@ -10,13 +10,15 @@ found and what is allowed, so a wrong config stops the workflow before any job r
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import string
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
+from xling import yamlfile
 from xling.contracts.layout import TASK_SPLITS
 from xling.papers.wu2020 import BUILD_KEYS, TABLE1_ROWS
 
@@ -33,13 +35,11 @@ class ConfigError(ValueError):
 
 
 def load_yaml(path: str | Path) -> dict:
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{path}: a config file must be a YAML mapping, found {type(data).__name__}"
-        )
-    return data
+    """A config file's mapping; a syntax error or a repeated key names the file and line."""
+    try:
+        return yamlfile.load(path)
+    except yamlfile.ConfigFileError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -114,6 +114,39 @@ def _check_pairs(config: dict) -> None:
         if pair in seen:
             raise ConfigError(f"config key 'pairs': {pair!r} is listed twice")
         seen.add(pair)
+        if "xnli" in config.get("tasks", {}) and source != "en":
+            raise ConfigError(
+                f"config key 'pairs' (item {index}, {pair!r}): a pair is source-target and "
+                f"fine-tunes on its source, but XNLI (config key 'tasks.xnli') has English "
+                f"training data only; write it as 'en-{source}'"
+            )
+
+
+# The fields each url template of config `data` may use, as the rules fill them in.
+URL_FIELDS = {
+    "commoncrawl": {"lang"},
+    "muse": {"src", "tgt", "span"},
+    "tatoeba": {"code", "side"},
+    "fasttext": {"lang"},
+}
+
+
+def _check_url_templates(config: dict) -> None:
+    for section, allowed in URL_FIELDS.items():
+        template = (config["data"].get(section) or {}).get("url")
+        if template is None:
+            continue
+        key = f"config key 'data.{section}.url'"
+        try:
+            fields = {field for _, field, _, _ in string.Formatter().parse(template) if field}
+        except ValueError as error:
+            raise ConfigError(f"{key}: {template!r} is not a valid template ({error})") from None
+        unknown = sorted(fields - allowed)
+        if unknown:
+            raise ConfigError(
+                f"{key}: {template!r} uses {', '.join('{' + f + '}' for f in unknown)}, which "
+                f"nothing fills in; it may use {', '.join('{' + f + '}' for f in sorted(allowed))}"
+            )
 
 
 def _expand_paper_rows(config: dict) -> None:
@@ -350,6 +383,7 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     """Validate a whole study config; return it with defaults filled in."""
     config = validate_schema(config, schema_path)
     _check_pairs(config)
+    _check_url_templates(config)
     _check_toyworld(config)
     _expand_paper_rows(config)
     _check_variants(config)
@@ -370,6 +404,28 @@ def load(path: str | Path, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     return validate(load_yaml(path), schema_path)
 
 
+def check_files(paths: Iterable[str | Path]) -> None:
+    """Read each config file strictly (syntax errors and repeated keys, with file and line):
+    Snakemake's own reader lets a repeated key silently win."""
+    for path in paths:
+        load_yaml(path)
+
+
+def main(paths: list[str]) -> int:
+    """``python -m xling.config FILE...``: check config files as the workflow would, naming the
+    file and line of a YAML error that Snakemake reports only as "not valid JSON or YAML"."""
+    if not paths:
+        print("usage: python -m xling.config CONFIG.yaml [MORE.yaml ...]", file=sys.stderr)
+        return 2
+    try:
+        study = validate(yamlfile.load_merged(paths))["study"]
+    except (ConfigError, yamlfile.ConfigFileError, OSError) as error:
+        print(f"invalid: {error}", file=sys.stderr)
+        return 1
+    print(f"valid: {', '.join(paths)} (study {study!r})")
+    return 0
+
+
 def pair_languages(pair: str) -> tuple[str, str]:
     source, target = pair.split("-")
     return source, target
@@ -379,3 +435,7 @@ def task_dataset(config: Mapping[str, Any], task: str, pair: str, lang: str) -> 
     """The dataset ``pair`` uses for ``task`` in ``lang`` (config ``tasks.<task>.datasets``)."""
     datasets = config["tasks"][task]["datasets"]
     return datasets.get("pairs", {}).get(pair, {}).get(lang, datasets["default"])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,85 @@
+"""Read a config file strictly: a syntax error or a repeated key names the file and the line.
+
+PyYAML keeps the last of two equal keys without a word, so a setting typed twice would silently
+win over the first; Snakemake's own reader says only "Config file is not valid JSON or YAML".
+This reader refuses both, pointing at the line to fix.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import yaml
+
+
+class ConfigFileError(ValueError):
+    """A config file that cannot be read; the message names the file, the line and the fix."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that rejects a key repeated within one mapping."""
+
+
+def _construct_unique_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
+    first_line: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            if key in first_line:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"key {key!r} is repeated (first on line {first_line[key] + 1}), and only the "
+                    "last would count",
+                    key_node.start_mark,
+                )
+            first_line[key] = key_node.start_mark.line
+        except TypeError:  # an unhashable key: SafeLoader refuses it with its own message
+            break
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
+)
+
+
+def load(path: str | Path) -> dict:
+    """The mapping in the YAML (or JSON) file ``path``.
+
+    Raises:
+        ConfigFileError: a syntax error or a repeated key (with file, line and column), or a file
+            whose top level is not a mapping.
+    """
+    with open(path, encoding="utf-8") as handle:
+        try:
+            data = yaml.load(handle, Loader=_StrictLoader)  # a SafeLoader: builds plain data only
+        except yaml.MarkedYAMLError as error:
+            mark = error.problem_mark or error.context_mark
+            where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else path
+            what = " ".join(part for part in (error.context, error.problem) if part)
+            raise ConfigFileError(f"{where}: {what}; fix the YAML there") from None
+    if not isinstance(data, dict):
+        raise ConfigFileError(
+            f"{path}: a config file must be a YAML mapping of keys, found {type(data).__name__}"
+        )
+    return data
+
+
+def load_merged(paths: Iterable[str | Path]) -> dict:
+    """The files' mappings merged as Snakemake merges ``--configfile A B``: a later file's value
+    replaces an earlier one's, key by key inside nested mappings."""
+    merged: dict = {}
+    for path in paths:
+        _merge_into(merged, load(path))
+    return merged
+
+
+def _merge_into(base: dict, update: Mapping) -> None:
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge_into(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
