@@ -1,13 +1,17 @@
-"""Adapter: download one configured resource (resume, retries, sha256)."""
+"""Adapter: download one configured resource (resume, retries, sha256; a Wikipedia dump also
+against the sha1 that Wikimedia publishes beside it)."""
 
 import _bootstrap
 
 from xling.acquire.download import fetch
+from xling.acquire.wikimedia import published_sha1, sha1_list_url
 
 
 def main(smk):
     source = smk.params.source
-    fetch(source["url"], smk.output[0], sha256=source.get("sha256"))
+    url = source["url"]
+    sha1 = published_sha1(url) if sha1_list_url(url) else None
+    fetch(url, smk.output[0], sha256=source.get("sha256"), sha1=sha1)
 
 
 _bootstrap.run(main, snakemake)

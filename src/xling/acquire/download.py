@@ -70,12 +70,14 @@ class _StartOver(_Interrupted):
 _TRANSIENT_ERRORS = (OSError, http.client.HTTPException, _Interrupted)
 
 
-def sha256_of(path: str | Path) -> str:
-    digest = hashlib.sha256()
+def digests(path: str | Path, algorithms: tuple[str, ...] = ("sha256",)) -> dict[str, str]:
+    """Hex digests of a file by algorithm, all in one read (a dump of tens of GB is read once)."""
+    hashes = {name: hashlib.new(name) for name in algorithms}
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            for digest in hashes.values():
+                digest.update(block)
+    return {name: digest.hexdigest() for name, digest in hashes.items()}
 
 
 @contextlib.contextmanager
@@ -294,6 +296,7 @@ def fetch(
     url: str,
     dest: str | Path,
     sha256: str | None = None,
+    sha1: tuple[str, str] | None = None,
     retries: int = 5,
     backoff_seconds: float = 2.0,
     timeout: float = 60.0,
@@ -304,7 +307,8 @@ def fetch(
 
     Bytes go to ``dest.part`` first; a rerun after a kill continues from there. ``dest`` appears
     only complete and, when ``sha256`` is given, verified. The checksum is also written to
-    ``dest.sha256`` so that it can be pinned in the config.
+    ``dest.sha256`` so that it can be pinned in the config. ``sha1`` is (expected sha1, where it
+    was published), e.g. Wikimedia's list beside a dump; it is verified the same way.
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -329,13 +333,21 @@ def fetch(
             wait = backoff_seconds * 2 ** (attempt - 1) if server_wait is None else server_wait
             log(f"{url}: attempt {attempt} of {retries} failed ({failure}); retrying in {wait:g} s")
             sleep(wait)
-    digest = sha256_of(part)
+    found = digests(part, ("sha256", "sha1") if sha1 else ("sha256",))
+    digest = found["sha256"]
     if sha256 is not None and digest != sha256.lower():
         discard(part)
         raise ChecksumError(
             f"{url}: sha256 {digest} does not match the pinned {sha256}; the download was "
             "deleted. If the source changed on purpose, update data.downloads.<name>.sha256; "
             "otherwise run again to download it again."
+        )
+    if sha1 is not None and found["sha1"] != sha1[0].lower():
+        discard(part)
+        raise ChecksumError(
+            f"{url}: sha1 {found['sha1']} does not match {sha1[0]} published in {sha1[1]}; the "
+            "download was deleted (a truncated or damaged transfer): run again to download it "
+            "again."
         )
     os.replace(part, dest)
     record_path(part).unlink(missing_ok=True)
