@@ -53,7 +53,7 @@ class NerTask(WordTaggingTask):
                     example.path,
                     example.line + i,
                     f"tag {tag!r} is not among the tags learned from training: {self.labels}",
-                    "pass the full tag set as the NER labels in config",
+                    "list every tag of the datasets under config key tasks.ner.labels",
                 )
 
     def predict(
