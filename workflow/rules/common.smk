@@ -140,7 +140,14 @@ def get_muse_source(wildcards):
 
 def get_tatoeba_source(wildcards):
     """LASER's file of one side of an English-X pair (``tatoeba.fra-eng.fra`` / ``.eng``)."""
-    code = config["data"]["tatoeba"]["codes"][wildcards.tgt]
+    codes = config["data"]["tatoeba"]["codes"]
+    if wildcards.tgt not in codes or wildcards.lang not in ("en", wildcards.tgt):
+        raise ValueError(
+            f"no Tatoeba file for en-{wildcards.tgt}.{wildcards.lang}: a pair's sides are en and "
+            f"its target, and the target needs LASER's code under config key data.tatoeba.codes "
+            f"(configured: {', '.join(sorted(codes))})"
+        )
+    code = codes[wildcards.tgt]
     side = "eng" if wildcards.lang == "en" else code
     return templated_source("tatoeba", code=code, side=side)
 
