@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 ## make demo: the whole demo study (toy world, CPU) -> results/demo/, and its HTML report
 demo: $(STAMP)
-	$(BIN)/snakemake all --cores $(CORES) --configfile config/demo.yaml
+	$(BIN)/snakemake all --cores $(CORES) --configfile config/demo.yaml --scheduler greedy
 	$(BIN)/snakemake --report results/demo/report.html --configfile config/demo.yaml
 
 ## make test: lint, formatting, unit tests, DAG tests, the reduced demo end to end

@@ -134,3 +134,26 @@ def test_monolingual_model_has_nothing_language_specific(tmp_path):
 def test_variant_with_more_separate_layers_than_layers_is_refused():
     with pytest.raises(ValueError, match="sep_layers"):
         encoder_config_for(BASE, sep_embeddings=False, sep_layers=9)
+
+
+def test_sinusoidal_positions_are_a_fixed_table_that_survives_saving(tmp_path):
+    config = EncoderConfig(**{**BASE.__dict__, "sinusoidal_positions": True})
+    model = MLMEncoder(config)
+    table = model.embeddings["shared"].positions.weight
+    assert not table.requires_grad
+    # Position 0: sin(0) = 0 on even dimensions, cos(0) = 1 on odd ones.
+    assert torch.equal(table[0, 0::2], torch.zeros(config.dim // 2))
+    assert torch.equal(table[0, 1::2], torch.ones(config.dim // 2))
+    assert torch.allclose(table[5, 0], torch.sin(torch.tensor(5.0)))
+    # Training moves every learned weight but not the table.
+    before = table.clone()
+    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+    ids = torch.randint(4, config.vocab_size, (2, 10))
+    model(ids, "en").last_hidden_state.sum().backward()
+    optimizer.step()
+    assert torch.equal(model.embeddings["shared"].positions.weight, before)
+    save_pretrained(model, tmp_path / "m")
+    loaded = load_pretrained(tmp_path / "m")
+    assert loaded.config.sinusoidal_positions
+    assert not loaded.embeddings["shared"].positions.weight.requires_grad
+    assert torch.equal(loaded.embeddings["shared"].positions.weight, before)

@@ -197,6 +197,12 @@ def mlm_names(encoder, *prefixes):
         ({}, "0-1", ("embeddings.shared.", "language_embeddings.", "shared_layers.0.")),
         ({"sep_embeddings": True}, "0", ("embeddings.en.", "embeddings.fr.", "language_")),
         ({"sep_layers": 1}, "all", ("embeddings.", "language_", "shared_layers.")),
+        # A fixed sinusoidal position table is no learned weight: it stays as it is.
+        (
+            {"sinusoidal_positions": True},
+            "0",
+            ("embeddings.shared.tokens.", "embeddings.shared.norm.", "language_embeddings."),
+        ),
     ],
 )
 def test_mlm_group_is_drawn_again_and_nothing_else(sharing, group, prefixes):

@@ -48,7 +48,7 @@ if MULLER:
             retries: PRETRAIN_RETRIES
             conda:
                 "../../envs/torch.yaml"
-            threads: 2
+            threads: config["pretrain"]["threads"]
             resources:
                 runtime=get_pretrain_runtime,
             params:

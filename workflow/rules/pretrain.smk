@@ -22,7 +22,7 @@ rule pretrain_model:
     retries: PRETRAIN_RETRIES
     conda:
         "../../envs/torch.yaml"
-    threads: 2
+    threads: config["pretrain"]["threads"]
     resources:
         runtime=get_pretrain_runtime,
     params:
@@ -57,7 +57,7 @@ rule pretrain_monolingual:
     retries: PRETRAIN_RETRIES
     conda:
         "../../envs/torch.yaml"
-    threads: 2
+    threads: config["pretrain"]["threads"]
     resources:
         runtime=get_pretrain_runtime,
     params:

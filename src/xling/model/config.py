@@ -27,6 +27,9 @@ class EncoderConfig:
     dropout: float = 0.1
     attention_dropout: float = 0.1
     max_positions: int = 512
+    # XLM's --sinusoidal_embeddings: a fixed sin/cos position table, never trained. Off in the
+    # paper; the demo turns it on because its small models learn word order far sooner with it.
+    sinusoidal_positions: bool = False
     # XLM adds a learned language embedding to every token (its default, use_lang_emb=True).
     language_embeddings: bool = True
     sep_embeddings: bool = False

@@ -57,13 +57,24 @@ class TransformerLayer(nn.Module):
         return self.norm2(x + self.dropout(hidden))
 
 
+def sinusoidal_table(positions: int, dim: int) -> torch.Tensor:
+    """Vaswani et al.'s table, as XLM builds it: sin on even, cos on odd dimensions."""
+    position = torch.arange(positions, dtype=torch.float64)[:, None]
+    pair = torch.arange(dim, dtype=torch.float64)[None, :] // 2
+    angle = position / torch.pow(10000.0, 2 * pair / dim)
+    even = torch.arange(dim)[None, :] % 2 == 0
+    return torch.where(even, torch.sin(angle), torch.cos(angle)).float()
+
+
 class Embeddings(nn.Module):
-    """Token and learned position embeddings with XLM's LayerNorm after the sum."""
+    """Token and position embeddings (learned, or XLM's fixed sinusoids) with a LayerNorm after
+    the sum, as XLM."""
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.tokens = nn.Embedding(config.vocab_size, config.dim, padding_idx=config.pad_id)
         self.positions = nn.Embedding(config.max_positions, config.dim)
+        self.positions.weight.requires_grad_(not config.sinusoidal_positions)
         self.norm = nn.LayerNorm(config.dim, eps=config.layer_norm_eps)
         # The tied softmax's bias belongs with the embedding it is tied to.
         self.output_bias = nn.Parameter(torch.zeros(config.vocab_size))
@@ -105,7 +116,8 @@ class MLMEncoder(nn.Module):
 
     # ------------------------------------------------------------------ construction helpers
     def reset_parameters(self) -> None:
-        dim = self.config.dim
+        config = self.config
+        dim = config.dim
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.normal_(module.weight, std=0.02)
@@ -121,6 +133,9 @@ class MLMEncoder(nn.Module):
                 nn.init.zeros_(module.bias)
         for owner in self.embeddings.values():
             nn.init.zeros_(owner.output_bias)
+            if self.config.sinusoidal_positions:
+                with torch.no_grad():
+                    owner.positions.weight.copy_(sinusoidal_table(config.max_positions, dim))
 
     def set_language_vocabulary(self, lang: str, token_ids) -> None:
         """Restrict the language-specific softmax of ``lang`` to ``token_ids``."""

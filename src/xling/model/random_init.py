@@ -65,7 +65,9 @@ def _mlm_parts(encoder: MLMEncoder, layer: int) -> list[nn.Module]:
     if layer == 0:
         parts: list[nn.Module] = []
         for owner in encoder.embeddings.values():
-            parts += [owner.tokens, owner.positions, owner.norm]  # output_bias: the MLM head's
+            parts += [owner.tokens, owner.norm]  # output_bias: the MLM head's
+            if not encoder.config.sinusoidal_positions:  # a fixed table is no learned weight
+                parts.append(owner.positions)
         if encoder.language_embeddings is not None:
             parts.append(encoder.language_embeddings)
         return parts
