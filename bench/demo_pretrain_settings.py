@@ -1,0 +1,90 @@
+"""Which pretraining settings let the demo's small MLM learn the toy world: dev masked-token
+accuracy of the monolingual English model under the old and the new demo settings, side by side.
+
+Each setting trains the same model (config/demo.yaml's architecture) on the same streams, one
+thread, and prints its dev accuracy at every evaluation and, last, the ratio of its final accuracy
+to the old demo setting's (16 streams of 64 tokens, learned positions), which is what a user of
+XLM's defaults would run. docs/toyworld.md records a run of it and what it showed.
+
+    python bench/demo_pretrain_settings.py                # needs results/demo/vocab/mono/en
+    python bench/demo_pretrain_settings.py VOCAB_DIR --steps 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import tempfile
+import time
+from pathlib import Path
+
+from xling import yamlfile
+from xling.pretrain.engine import pretrain
+from xling.pretrain.settings import PretrainSettings
+
+REPO = Path(__file__).resolve().parents[1]
+SETTINGS = {
+    "old demo: 16 x 64, learned positions": {"seq_len": 64, "batch_size": 16},
+    "16 x 64, sinusoidal positions": {"seq_len": 64, "batch_size": 16, "sinusoidal": True},
+    "32 x 32, learned positions": {"seq_len": 32, "batch_size": 32},
+    "32 x 32, sinusoidal positions (demo)": {"seq_len": 32, "batch_size": 32, "sinusoidal": True},
+}
+
+
+def run(vocab_dir: Path, name: str, change: dict, steps: int, work: Path) -> list[tuple]:
+    demo = yamlfile.load(REPO / "config/demo.yaml")
+    architecture = {**demo["model"], "sinusoidal_positions": change.get("sinusoidal", False)}
+    settings = PretrainSettings.from_dict(
+        {
+            "architecture": architecture,
+            "seq_len": change["seq_len"],
+            "batch_size": change["batch_size"],
+            "lr": demo["pretrain"]["lr"],
+            "warmup_steps": demo["pretrain"]["warmup_steps"],
+            "total_steps": steps,
+            "eval_interval": max(steps // 4, 1),
+            "log_interval": steps,
+            "seed": demo["seed"],
+            "threads": 1,
+        }
+    )
+    out = work / name.split(":")[0].replace(" ", "_").replace(",", "")
+    started = time.perf_counter()
+    pretrain(
+        vocab_dir, ["en"], out / "model", out / "work", out / "curve.csv", out / "summary.json",
+        settings,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    rows = [r for r in csv.DictReader((out / "curve.csv").open()) if r["dev_acc"]]
+    print(
+        f"{name:<40}" + "".join(f"{float(r['dev_acc']):>8.3f}" for r in rows) + f"{seconds:>8.0f}s"
+    )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "vocab_dir", nargs="?", type=Path, default=Path("results/demo/vocab/mono/en")
+    )
+    parser.add_argument("--steps", type=int, default=1200)
+    args = parser.parse_args()
+    if not (args.vocab_dir / "en.train.npy").is_file():
+        print(f"No {args.vocab_dir}/en.train.npy: run `make demo` first, or name a vocab folder.")
+        return
+    print(
+        f"{'setting':<40}"
+        + f"{'dev accuracy at each quarter of ' + str(args.steps) + ' steps':>32}"
+    )
+    finals = {}
+    with tempfile.TemporaryDirectory() as work:
+        for name, change in SETTINGS.items():
+            rows = run(args.vocab_dir, name, change, args.steps, Path(work))
+            finals[name] = float(rows[-1]["dev_acc"])
+    baseline = finals[next(iter(SETTINGS))]
+    for name, value in finals.items():
+        print(f"ratio to the old demo setting, {name}: {value / baseline:.2f}")
+
+
+if __name__ == "__main__":
+    main()
