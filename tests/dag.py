@@ -30,6 +30,12 @@ def rule_settings(configfiles, workdir, rule, targets=("all",), config=None) -> 
     return [(dict(job.params.items()), job.restart_times) for job in jobs if job.rule.name == rule]
 
 
+def rule_threads(configfiles, workdir, rule, targets=("all",), config=None) -> list[int]:
+    """The threads each planned job of ``rule`` asks for."""
+    jobs = _jobs(configfiles, workdir, targets, config)
+    return [job.threads for job in jobs if job.rule.name == rule]
+
+
 @dataclass(frozen=True)
 class Output:
     """One output file of a planned job."""

@@ -120,6 +120,21 @@ def test_pretraining_job_settings_are_no_params_and_set_the_retries(config, tmp_
         assert params["pretrain"]["total_steps"] == settings["total_steps"]
 
 
+@pytest.mark.parametrize(
+    ("config", "threads"), [("config/config.yaml", 2), ("config/demo.yaml", 1)]
+)
+def test_pretraining_jobs_ask_for_the_configured_threads(config, threads, tmp_path):
+    """pretrain.threads (default 2) sets what every pretraining job asks of Snakemake: the demo
+    runs two one-thread jobs side by side."""
+    from tests.dag import rule_threads
+
+    for rule in ("pretrain_model", "pretrain_monolingual", "pretrain_multilingual"):
+        asked = rule_threads([REPO / config], tmp_path, rule)
+        if rule != "pretrain_multilingual" or config.endswith("demo.yaml"):
+            assert asked, rule
+        assert set(asked) <= {threads}, rule
+
+
 def test_every_pretraining_rule_is_signalled_before_its_time_limit():
     """SIGTERM well ahead of the limit: the trainer checkpoints and exits, the retry resumes."""
     profile = load_profile()
