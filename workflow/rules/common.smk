@@ -748,6 +748,11 @@ def muller_multilingual_settings():
     return {**config["model"], **architecture, "sep_embeddings": False, "sep_layers": 0}
 
 
+def get_multilingual_pretrain_params(wildcards):
+    """config `pretrain` with muller.model.pretrain on top (the multilingual MLM of the demo)."""
+    return {**get_pretrain_params(wildcards), **config["muller"]["model"].get("pretrain", {})}
+
+
 def get_multilingual_corpora(wildcards):
     return {
         f"{lang}_{split}": f"{R}/preprocess/wiki/{lang}.{split}.txt"

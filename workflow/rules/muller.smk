@@ -54,7 +54,7 @@ if MULLER:
             params:
                 languages=config["muller"]["languages"],
                 model=muller_multilingual_settings(),
-                pretrain=get_pretrain_params,
+                pretrain=get_multilingual_pretrain_params,
                 seed=config["seed"],
                 work_dir=f"{R}/pretrain/multi/.work",
                 title="multilingual (Muller et al.)",
