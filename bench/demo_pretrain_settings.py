@@ -31,8 +31,7 @@ SETTINGS = {
 }
 
 
-def run(vocab_dir: Path, name: str, change: dict, steps: int, work: Path) -> list[tuple]:
-    demo = yamlfile.load(REPO / "config/demo.yaml")
+def run(vocab_dir: Path, demo: dict, name: str, change: dict, steps: int, work: Path) -> list[dict]:
     architecture = {**demo["model"], "sinusoidal_positions": change.get("sinusoidal", False)}
     settings = PretrainSettings.from_dict(
         {
@@ -76,10 +75,11 @@ def main() -> None:
         f"{'setting':<40}"
         + f"{'dev accuracy at each quarter of ' + str(args.steps) + ' steps':>32}"
     )
+    demo = yamlfile.load(REPO / "config/demo.yaml")
     finals = {}
     with tempfile.TemporaryDirectory() as work:
         for name, change in SETTINGS.items():
-            rows = run(args.vocab_dir, name, change, args.steps, Path(work))
+            rows = run(args.vocab_dir, demo, name, change, args.steps, Path(work))
             finals[name] = float(rows[-1]["dev_acc"])
     baseline = finals[next(iter(SETTINGS))]
     for name, value in finals.items():

@@ -116,8 +116,7 @@ class MLMEncoder(nn.Module):
 
     # ------------------------------------------------------------------ construction helpers
     def reset_parameters(self) -> None:
-        config = self.config
-        dim = config.dim
+        dim = self.config.dim
         for module in self.modules():
             if isinstance(module, nn.Linear):
                 nn.init.normal_(module.weight, std=0.02)
@@ -131,11 +130,16 @@ class MLMEncoder(nn.Module):
             elif isinstance(module, nn.LayerNorm):
                 nn.init.ones_(module.weight)
                 nn.init.zeros_(module.bias)
+        table = (
+            sinusoidal_table(self.config.max_positions, dim)
+            if self.config.sinusoidal_positions
+            else None
+        )
         for owner in self.embeddings.values():
             nn.init.zeros_(owner.output_bias)
-            if self.config.sinusoidal_positions:
+            if table is not None:
                 with torch.no_grad():
-                    owner.positions.weight.copy_(sinusoidal_table(config.max_positions, dim))
+                    owner.positions.weight.copy_(table)
 
     def set_language_vocabulary(self, lang: str, token_ids) -> None:
         """Restrict the language-specific softmax of ``lang`` to ``token_ids``."""
