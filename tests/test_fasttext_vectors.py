@@ -118,3 +118,16 @@ def test_keep_first_words_keeps_the_most_frequent_rows_exactly(tmp_path):
     words, kept = read_vec(tmp_path / "kept.vec", limit=None)
     assert words == ["a", "b", "c"]
     assert np.array_equal(kept, matrix[:3])
+
+
+def test_keep_first_words_leaves_out_the_line_end_token_and_still_keeps_limit_words(tmp_path):
+    from xling.analysis.fasttext_vectors import FASTTEXT_LINE_END, keep_first_words, write_vec
+
+    rng = np.random.default_rng(1)
+    matrix = rng.standard_normal((5, 3)).astype(np.float32)
+    source = tmp_path / "wiki.xx.vec"
+    write_vec(source, [",", FASTTEXT_LINE_END, "the", "of", "and"], matrix)
+    assert keep_first_words(source, tmp_path / "kept.vec", limit=3) == 3
+    words, kept = read_vec(tmp_path / "kept.vec", limit=None)
+    assert words == [",", "the", "of"]
+    assert np.array_equal(kept, matrix[[0, 2, 3]])

@@ -93,7 +93,12 @@ def write_vec(path: StrPath, words: list[str], matrix: np.ndarray) -> None:
 
 def keep_first_words(in_path: StrPath, out_path: StrPath, limit: int) -> int:
     """The first ``limit`` words of a ``.vec`` file (fastText sorts by frequency), checked as
-    :func:`read_vec` checks them; returns how many were kept."""
-    words, matrix = read_vec(in_path, limit=limit)
-    write_vec(out_path, words, matrix)
-    return len(words)
+    :func:`read_vec` checks them; returns how many were kept.
+
+    fastText's line-end token ``</s>`` (among the first rows of the published vectors) is left
+    out, as the demo's own training leaves it out: it is no word of the text and would take one
+    of the ``limit`` places."""
+    words, matrix = read_vec(in_path, limit=limit + 1)
+    rows = [row for row, word in enumerate(words) if word != FASTTEXT_LINE_END][:limit]
+    write_vec(out_path, [words[row] for row in rows], matrix[rows])
+    return len(rows)
