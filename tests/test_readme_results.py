@@ -45,7 +45,7 @@ def test_only_the_marked_block_changes_and_a_second_run_changes_nothing(tmp_path
     assert "typed by hand" not in block
     assert f"{len(claims.CLAIMS)} claims: 0 supported, 0 not supported" in block
     assert "| `wu-4.1-domain` Domain mismatch costs little |" in block
-    assert f"Generated from `{source}`" in block
+    assert f"Generated from `{source}`" in block  # not under a results/ folder: as given
     mtime = readme.stat().st_mtime_ns
     assert readme_results.main([str(source), str(readme)]) == 0
     assert readme.read_text() == once
@@ -68,3 +68,16 @@ def test_the_readme_has_the_block():
     text = (REPO / "README.md").read_text(encoding="utf-8")
     assert text.count(BEGIN) == 1 and text.count(END) == 1
     assert text.index("## Results of the demo") < text.index(BEGIN) < text.index(END)
+
+
+def test_the_source_is_shown_from_its_results_folder_not_as_the_machines_path(tmp_path):
+    run = tmp_path / "clone" / "results" / "demo" / "report"
+    run.mkdir(parents=True)
+    source = run / "claims.md"
+    source.write_text(claims_md())
+    readme = tmp_path / "README.md"
+    readme.write_text(README)
+    assert readme_results.main([str(source), str(readme)]) == 0
+    text = readme.read_text()
+    assert "Generated from `results/demo/report/claims.md`" in text
+    assert str(tmp_path) not in text

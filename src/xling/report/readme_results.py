@@ -36,11 +36,22 @@ def between(text: str, begin: str, end: str, name: str) -> tuple[int, int]:
     return start, stop
 
 
+def shown_path(source: str) -> str:
+    """``source`` as a reader of the README finds it: from its ``results/`` folder on
+    (``/home/me/clone/results/demo/report/claims.md`` -> ``results/demo/report/claims.md``),
+    so no path of the machine that ran the demo ends up in the README."""
+    parts = Path(source).parts
+    if "results" not in parts:
+        return source
+    last = len(parts) - 1 - parts[::-1].index("results")
+    return Path(*parts[last:]).as_posix()
+
+
 def summary(claims_md: str, source: str) -> str:
     """The block for the README: the claims' summary and where it comes from."""
     start, stop = between(claims_md, README_BEGIN, README_END, source)
     body = claims_md[start:stop].strip("\n")
-    origin = f"Generated from `{source}`, which gives the numbers behind each verdict."
+    origin = f"Generated from `{shown_path(source)}`, which gives the numbers behind each verdict."
     return f"\n{body}\n\n{origin}\n"
 
 
