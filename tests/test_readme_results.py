@@ -31,12 +31,17 @@ def claims_md() -> str:
     return claims.to_markdown(results, "demo")
 
 
-def test_only_the_marked_block_changes_and_a_second_run_changes_nothing(tmp_path):
-    source = tmp_path / "claims.md"
+def updated_readme(source: Path, readme: Path) -> None:
+    """Write a claims.md at `source` and the sample README at `readme`, then update it."""
+    source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text(claims_md())
-    readme = tmp_path / "README.md"
     readme.write_text(README)
     assert readme_results.main([str(source), str(readme)]) == 0
+
+
+def test_only_the_marked_block_changes_and_a_second_run_changes_nothing(tmp_path):
+    source, readme = tmp_path / "claims.md", tmp_path / "README.md"
+    updated_readme(source, readme)
     once = readme.read_text()
     before, _, rest = once.partition(BEGIN)
     block, _, after = rest.partition(END)
@@ -71,13 +76,8 @@ def test_the_readme_has_the_block():
 
 
 def test_the_source_is_shown_from_its_results_folder_not_as_the_machines_path(tmp_path):
-    run = tmp_path / "clone" / "results" / "demo" / "report"
-    run.mkdir(parents=True)
-    source = run / "claims.md"
-    source.write_text(claims_md())
     readme = tmp_path / "README.md"
-    readme.write_text(README)
-    assert readme_results.main([str(source), str(readme)]) == 0
+    updated_readme(tmp_path / "clone" / "results" / "demo" / "report" / "claims.md", readme)
     text = readme.read_text()
     assert "Generated from `results/demo/report/claims.md`" in text
     assert str(tmp_path) not in text
