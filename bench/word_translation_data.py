@@ -7,9 +7,9 @@ map the train dictionary well (P@1 0.6-0.8 on the training pairs themselves) but
 test words at 0.00-0.07, and its fastText baseline (5 epochs) no better: too little text for the
 rarer test words to get vectors that agree across languages. This bench regenerates the demo
 world with larger corpora (same seed, same lexicons and dictionaries), tokenizes them with the
-demo's own pipeline (Moses), trains fastText as the demo does (dim 64, min count 2) with 5 and
-20 epochs and prints P@1, with and without the map. The ratio is P@1 at the largest corpus over
-P@1 at the demo's size.
+demo's own pipeline, trains fastText as the demo does, with 5 and 20 epochs, and prints P@1,
+with and without the map (every setting but the epochs read from config/demo.yaml). The ratio
+is P@1 at the largest corpus over P@1 at the demo's size.
 
     python bench/word_translation_data.py                        # 10k and 80k sentences
     python bench/word_translation_data.py --sentences 10000 40000 --targets fr
@@ -23,14 +23,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from xling import yamlfile
 from xling.analysis.alignment import translation_p_at_1
 from xling.analysis.fasttext_training import train_fasttext
 from xling.analysis.fasttext_vectors import read_vec
 from xling.contracts.muse import read_muse
-from xling.preprocess.pipeline import pipeline_for_language, tokenize_file
+from xling.preprocess import TextPipeline, tokenize_file
 from xling.toyworld import DEMO_SPEC, generate
 
-DIM, MIN_COUNT, SEED = 64, 2, 1  # config/demo.yaml analysis.word_alignment.fasttext
+DEMO = yamlfile.load(Path(__file__).resolve().parents[1] / "config/demo.yaml")
+WORDS = DEMO["analysis"]["word_alignment"]
 
 
 def world_with_corpus(sentences: int, targets: list[str], out: Path) -> Path:
@@ -46,13 +48,19 @@ def world_with_corpus(sentences: int, targets: list[str], out: Path) -> Path:
 def vectors(world: Path, lang: str, epochs: int, scratch: Path):
     corpus = next(world.rglob(f"corpus/wiki/{lang}.txt"))
     tokens = scratch / f"{lang}.tok"
-    if not tokens.exists():
-        pipeline = pipeline_for_language(lang, segmenters={lang: "moses"})
+    if not tokens.exists():  # the demo's text pipeline (workflow: text_pipeline_settings)
+        pipeline = TextPipeline(
+            lang=lang,
+            segmenter=DEMO["languages"][lang]["segmenter"],
+            lowercase=DEMO["preprocess"]["lowercase"],
+            remove_accents=DEMO["preprocess"]["remove_accents"],
+        )
         tokenize_file(corpus, tokens, pipeline)
     vec = scratch / f"{lang}.{epochs}.vec"
+    fasttext = WORDS["fasttext"]
     train_fasttext(
-        tokens, vec, dim=DIM, epochs=epochs, min_count=MIN_COUNT, seed=SEED, threads=2,
-        max_words=200_000,
+        tokens, vec, dim=fasttext["dim"], epochs=epochs, min_count=fasttext["min_count"],
+        seed=DEMO["seed"], threads=2, max_words=WORDS["vocabulary"],
     )  # fmt: skip
     return read_vec(vec)
 
@@ -79,7 +87,15 @@ def main() -> None:
                     train = read_muse(muse)
                     test = read_muse(muse.with_name(f"en-{target}.test.txt"))
                     mapped, unmapped = (
-                        translation_p_at_1(*english, *other, train, test, map_spaces=flag)
+                        translation_p_at_1(
+                            *english,
+                            *other,
+                            train,
+                            test,
+                            k=WORDS["csls_k"],
+                            normalize_rounds=WORDS["normalize_rounds"],
+                            map_spaces=flag,
+                        )
                         for flag in (True, False)
                     )
                     seconds = time.perf_counter() - start
