@@ -4,8 +4,8 @@ re-evaluation.
 Snakemake 9 limits job starts to `--max-jobs-per-timespan` (default 100/1s). To honour the limit
 its scheduler wakes itself once per timespan, and every wake-up re-selects among all ready jobs:
 it re-evaluates their params and resources and stats every input file of every ready job. In
-the demo, where hundreds of jobs wait for the two cores, that loop alone took about a fifth of a
-core (py-spy: `update_input_sizes` and `exists` dominate). `--max-jobs-per-timespan 500/5s` keeps
+the demo, where hundreds of jobs wait for the two cores, that loop alone took about a quarter of
+a core (py-spy: `update_input_sizes` and `exists` dominate). `--max-jobs-per-timespan 500/5s` keeps
 the default's rate (100 a second) but wakes it every 5 s; a finished job still wakes it at once.
 A longer timespan is no better: each wake-up is a non-daemon timer thread, and Snakemake does not
 exit before the last one fires (with 10000/1h a finished run stayed waiting for its hour).
