@@ -8,6 +8,7 @@ The data, tokenizer and models come from tests/finetune_world.py.
 import dataclasses
 import json
 
+import numpy as np
 import pytest
 import torch
 
@@ -20,7 +21,7 @@ from xling.finetune import checkpoint as checkpoint_module
 from xling.finetune.encoding import align_first_subwords, encode_pair, encode_words
 from xling.finetune.run import freeze_language_specific, job_fingerprint
 from xling.finetune.tasks import TaskModel, make_task
-from xling.finetune.training import epoch_order, make_scheduler, train_epoch
+from xling.finetune.training import epoch_order, group_by_length, make_scheduler, train_epoch
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained
 
 torch.set_num_threads(1)
@@ -83,6 +84,31 @@ def test_epoch_order_is_a_pure_function_covering_the_stream():
     assert sorted(epoch_order(10, 3, 5, None)) == list(range(10))
     stream = [i for epoch in (1, 2, 3) for i in epoch_order(10, epoch, 5, 4)]
     assert sorted(stream[:10]) == list(range(10))  # the first full pass is a permutation
+
+
+def padded(order, lengths, batch_size):
+    """Tokens a pass computes when every batch is padded to its longest example."""
+    return sum(
+        len(order[i : i + batch_size]) * max(lengths[order[i : i + batch_size]])
+        for i in range(0, len(order), batch_size)
+    )
+
+
+def test_length_grouped_batches_keep_the_examples_and_cut_the_padding():
+    lengths = np.random.default_rng(0).integers(3, 60, size=1_000)
+    order = epoch_order(1_000, 1, 5, None)
+    grouped = group_by_length(order, lengths, 16, 1, 5)
+    assert sorted(grouped) == list(range(1_000))  # a rearrangement of the epoch's examples
+    assert list(grouped) == list(group_by_length(order, lengths, 16, 1, 5))  # resumable
+    assert list(grouped) != list(group_by_length(order, lengths, 16, 2, 5))  # new batches an epoch
+    assert padded(grouped, lengths, 16) < 0.7 * padded(order, lengths, 16)
+    # Each batch comes from one window of 50 batches: the first batch's examples are among the
+    # window's 800, and the short last batch (1,000 = 62 x 16 + 8) stays last, whole.
+    windows = [set(order[i : i + 800]) for i in range(0, 1_000, 800)]
+    batches = [set(grouped[i : i + 16]) for i in range(0, 1_000, 16)]
+    assert all(any(batch <= window for window in windows) for batch in batches)
+    assert batches[-1] == set(sorted(order[800:], key=lambda i: -lengths[i])[-8:])
+    assert len(group_by_length(order[:0], lengths, 16, 1, 5)) == 0
 
 
 # ----------------------------------------------------------------------------- freezing
@@ -168,10 +194,11 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     assert not (tmp_path / "work").exists()  # resumable state is gone once the job is done
 
 
-def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypatch):
+@pytest.mark.parametrize("grouped", [False, True])
+def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypatch, grouped):
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
-    settings = FinetuneSettings(epochs=2, seed=3, max_length=48)
+    settings = FinetuneSettings(epochs=2, seed=3, max_length=48, group_by_length=grouped)
     hp = {"batch_size": 16, "lr": 5e-3}
     data = task_data(root, "ner")
     straight = run_finetune("ner", model_dir, data, hp, tmp_path / "a", tmp_path / "wa", settings)
@@ -392,6 +419,7 @@ def test_resume_fingerprint_covers_every_setting_that_changes_training(world_dir
         ("parsing", {"arc_dim": 16}),
         ("parsing", {"label_dim": 8}),
         ("parsing", {"exclude_punct": True}),
+        ("ner", {"group_by_length": True}),
     ]
     for task, change in changes:
         other = fingerprint(task, dataclasses.replace(base, **change))

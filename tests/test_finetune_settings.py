@@ -31,6 +31,10 @@ def test_shipped_task_sections_all_build_settings(repo):
     assert (xnli.epochs, xnli.epoch_size, xnli.source_lang) == (200, 20_000, "fr")
     parsing = FinetuneSettings.from_config("parsing", paper["tasks"]["parsing"], seed=0)
     assert (parsing.arc_dim, parsing.label_dim, parsing.exclude_punct) == (512, 128, False)
+    assert not any(
+        FinetuneSettings.from_config(task, section, seed=0).group_by_length
+        for task, section in paper["tasks"].items()
+    )  # the paper study trains on random batches
 
 
 def test_defaults_are_one_pass_encoder_dropout_and_training_file_tags():
@@ -84,6 +88,7 @@ def test_unknown_task_is_named():
         ({"labels": "O"}, "labels", "list of distinct tags"),
         ({"labels": ["O", "B-PER", "O"]}, "labels", "list of distinct tags"),
         ({"exclude_punct": "yes"}, "exclude_punct", "boolean"),
+        ({"group_by_length": 1}, "group_by_length", "boolean"),
     ],
 )
 def test_bad_values_name_the_config_key_and_the_fix(changes, key, fix):

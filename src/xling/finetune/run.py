@@ -30,6 +30,7 @@ from xling.finetune.tasks import Task, TaskModel, make_task
 from xling.finetune.training import (
     batches_per_epoch,
     epoch_order,
+    group_by_length,
     make_scheduler,
     predict,
     train_epoch,
@@ -310,8 +311,8 @@ def job_fingerprint(
     (resolved: the head dropout taken, the tag set used) and the input files' stamps.
 
     Left out: ``eval_batch_size`` (scores only) and ``exclude_punct`` (in ``metric``). The
-    RANDOM-INIT group and its seed are added only when there is one, so the states of jobs
-    without it stay resumable.
+    RANDOM-INIT group and its seed, and ``group_by_length``, are added only when used, so the
+    states of jobs without them stay resumable.
     """
     source = settings.source_lang
     fingerprint = {"task": task, "hp": hp, "seed": settings.seed, "epochs": settings.epochs}
@@ -324,6 +325,8 @@ def job_fingerprint(
         fingerprint["inputs"] = data
     else:
         fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
+    if settings.group_by_length:  # added only when on, so older states stay resumable
+        fingerprint["group_by_length"] = True
     if random_init is not None:
         fingerprint["random_init"] = {"group": random_init, "seed": settings.seed}
     return fingerprint
@@ -347,7 +350,10 @@ def fit_epochs(
     weights are in ``work_dir``. The caller holds ``work_dir``'s :class:`WorkDirLock`.
     """
     epochs, batch_size = settings.epochs, hp["batch_size"]
-    optimizer = torch.optim.Adam(spec.parameter_groups(model, hp))
+    # torch's fused Adam: one kernel for all tensors instead of a loop over them, 7-8 % of a
+    # demo fine-tuning job on CPU; the same update up to rounding.
+    optimizer = torch.optim.Adam(spec.parameter_groups(model, hp), fused=True)
+    lengths = [spec.item_length(item) for item in train.items]
     steps = epochs * batches_per_epoch(len(train.items), batch_size, settings.epoch_size)
     scheduler = make_scheduler(optimizer, spec.lr_schedule, steps, WARMUP_FRACTION)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -355,6 +361,8 @@ def fit_epochs(
     for epoch in range(len(history) + 1, epochs + 1):
         tick = time.perf_counter()
         order = epoch_order(len(train.items), epoch, settings.seed, settings.epoch_size)
+        if settings.group_by_length:
+            order = group_by_length(order, lengths, batch_size, epoch, settings.seed)
         args = (train.items, order, batch_size, train.lang, optimizer, scheduler, device)
         loss = train_epoch(spec, model, *args)
         score, _ = evaluate_split(spec, model, dev, settings.eval_batch_size, device)

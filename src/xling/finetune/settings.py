@@ -47,8 +47,9 @@ class FinetuneSettings:
     model's ``max_positions``). ``epoch_size``: training examples per epoch (XLM's XNLI epochs of
     20k pairs); None = one pass. ``head_dropout`` None takes the encoder's dropout. ``labels``: the
     NER tag inventory; None takes the tags of the training file. ``arc_dim``/``label_dim``: the
-    biaffine parser's MLP sizes; ``exclude_punct`` scores LAS without PUNCT/SYM words. Options of
-    another task are ignored.
+    biaffine parser's MLP sizes; ``exclude_punct`` scores LAS without PUNCT/SYM words.
+    ``group_by_length`` trains on batches of similar length (less padding to compute) in random
+    order instead of random batches. Options of another task are ignored.
     """
 
     epochs: int
@@ -62,6 +63,7 @@ class FinetuneSettings:
     label_dim: int = 128
     exclude_punct: bool = False  # CoNLL 2018 scores every word, punctuation included
     eval_batch_size: int = 64
+    group_by_length: bool = False  # batches of similar length (training.group_by_length)
 
     def __post_init__(self) -> None:
         self._check_counts()
@@ -80,10 +82,11 @@ class FinetuneSettings:
             )
         if self.labels is not None:
             object.__setattr__(self, "labels", self._checked_labels(self.labels))
-        if not isinstance(self.exclude_punct, bool):
-            raise FinetuneSettingError(
-                "exclude_punct", f"{self.exclude_punct!r} is not true or false", "use a boolean"
-            )
+        for key in ("exclude_punct", "group_by_length"):
+            if not isinstance(getattr(self, key), bool):
+                raise FinetuneSettingError(
+                    key, f"{getattr(self, key)!r} is not true or false", "use a boolean"
+                )
 
     def _check_counts(self) -> None:
         minimums = {"epochs": 1, "max_length": MIN_LENGTH, "arc_dim": 1, "label_dim": 1}
