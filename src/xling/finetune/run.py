@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from xling.atomic import write_json
@@ -325,7 +326,7 @@ def job_fingerprint(
         fingerprint["inputs"] = data
     else:
         fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
-    if settings.group_by_length:  # added only when on, so older states stay resumable
+    if settings.group_by_length:
         fingerprint["group_by_length"] = True
     if random_init is not None:
         fingerprint["random_init"] = {"group": random_init, "seed": settings.seed}
@@ -350,10 +351,11 @@ def fit_epochs(
     weights are in ``work_dir``. The caller holds ``work_dir``'s :class:`WorkDirLock`.
     """
     epochs, batch_size = settings.epochs, hp["batch_size"]
-    # torch's fused Adam: one kernel for all tensors instead of a loop over them, 7-8 % of a
-    # demo fine-tuning job on CPU; the same update up to rounding.
+    # torch's fused Adam: one kernel for all tensors instead of a loop over them, 3-20 % of a
+    # demo fine-tuning job on CPU (bench/finetune_batching.py); the same update up to rounding.
     optimizer = torch.optim.Adam(spec.parameter_groups(model, hp), fused=True)
-    lengths = [spec.item_length(item) for item in train.items]
+    grouped = settings.group_by_length
+    lengths = np.array([spec.item_length(item) for item in train.items]) if grouped else None
     steps = epochs * batches_per_epoch(len(train.items), batch_size, settings.epoch_size)
     scheduler = make_scheduler(optimizer, spec.lr_schedule, steps, WARMUP_FRACTION)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -361,7 +363,7 @@ def fit_epochs(
     for epoch in range(len(history) + 1, epochs + 1):
         tick = time.perf_counter()
         order = epoch_order(len(train.items), epoch, settings.seed, settings.epoch_size)
-        if settings.group_by_length:
+        if grouped:
             order = group_by_length(order, lengths, batch_size, epoch, settings.seed)
         args = (train.items, order, batch_size, train.lang, optimizer, scheduler, device)
         loss = train_epoch(spec, model, *args)
