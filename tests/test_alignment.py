@@ -144,6 +144,21 @@ def test_retrieval_counts_a_near_translation(rng):
     assert retrieval_p_at_1(x, y, batch_size=13) == pytest.approx(49 / 50)
 
 
+def test_sentence_retrieval_of_a_rotated_space_needs_the_map(rng):
+    from xling.analysis.sentences import layer_retrieval
+
+    source = rng.normal(size=(700, 16))
+    rotation = random_orthogonal(rng, 16)
+    target = source @ rotation + rng.normal(scale=0.05, size=source.shape)
+    train, test = slice(0, 500), slice(500, 700)
+    forward, backward = layer_retrieval(
+        (source[train], target[train]), (source[test], target[test])
+    )
+    for mapped, unmapped in (forward, backward):
+        assert mapped == 1.0  # the map fitted on other sentences aligns the held-out ones
+        assert unmapped < 0.1  # without it, a rotated space retrieves near chance
+
+
 def test_retrieval_names_mismatched_shapes(rng):
     with pytest.raises(ValueError, match=r"x has shape \(5, 3\) and y \(6, 3\)"):
         retrieval_p_at_1(rng.normal(size=(5, 3)), rng.normal(size=(6, 3)))

@@ -199,11 +199,12 @@ def figure5(peak=4, bimlm_bonus=0.1) -> pd.DataFrame:
     return pd.DataFrame(rows)  # fmt: skip
 
 
-def figure6(peak=1) -> pd.DataFrame:
+def figure6(peak=1, unmapped=0.01) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"pair": pair, "direction": direction, "layer": layer,
-             "p_at_1": 0.5 - 0.04 * abs(layer - peak), "n_train": 100, "n_test": 50}
+             "p_at_1": 0.5 - 0.04 * abs(layer - peak), "p_at_1_unmapped": unmapped,
+             "n_train": 100, "n_test": 50}
             for pair in ("en-fr", "en-de")
             for direction in (pair, "-".join(reversed(pair.split("-"))))
             for layer in LAYERS
@@ -262,6 +263,25 @@ def test_section5_claims_pass_and_fail(claim_id):
     broken = verdict(Run({name: bad}), claim_id)
     assert broken.verdict == NOT_SUPPORTED, broken.numbers
     assert verdict(Run({}), claim_id).verdict == NOT_COMPUTED
+
+
+def test_mapped_beats_unmapped_also_holds_for_sentences():
+    claim_id = "wu-5.1-mapped-beats-unmapped"
+    both = verdict(Run({"wu_figure4": figure4(), "wu_figure6": figure6()}), claim_id)
+    assert both.verdict == SUPPORTED, both.failed
+    assert both.numbers["en-fr: sentences L1, mapped P@1"] == 0.5
+    assert both.numbers["fr-en: sentences, unmapped P@1"] == 0.01
+    # the map buys nothing for sentences: the word level alone no longer carries the claim
+    useless = verdict(
+        Run({"wu_figure4": figure4(), "wu_figure6": figure6(unmapped=0.48)}), claim_id
+    )
+    assert useless.verdict == NOT_SUPPORTED
+    assert "de-en: sentences, mapped - unmapped P@1 - 0.05" in useless.failed
+    # a Figure 6 table without the unmapped column leaves the word-level verdict as it was
+    older = figure6().drop(columns="p_at_1_unmapped")
+    assert verdict(Run({"wu_figure4": figure4(), "wu_figure6": older}), claim_id).verdict == (
+        SUPPORTED
+    )
 
 
 def test_an_undefined_correlation_is_not_a_verdict():

@@ -131,6 +131,7 @@ def test_section5_figures_and_their_tables(demo_run):
     assert set(retrieval["direction"]) == {"en-fr", "fr-en"}
     # after Procrustes, sentence retrieval beats chance (1 in n_test) in some layer
     assert retrieval["p_at_1"].max() > 5 / retrieval["n_test"].iloc[0]
+    assert retrieval["p_at_1_unmapped"].between(0, 1).all()
     transfer = pd.read_csv(demo_run / "analysis/transfer/bilingual/en-fr/ner.csv")
     assert set(transfer["evaluation"]) == {"source", "bimlm", "bimlm_align"}
     assert sorted(transfer["layer"].unique()) == list(range(9))

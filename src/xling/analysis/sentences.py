@@ -53,11 +53,13 @@ def sentence_retrieval_rows(
     parallel_sentences: int,
     normalize_rounds: int = 5,
 ) -> list[dict]:
-    """Rows ``layer, direction, p_at_1, n_train, n_test`` for every layer L0..Ln.
+    """Rows ``layer, direction, p_at_1, p_at_1_unmapped, n_train, n_test`` for every layer L0..Ln.
 
     ``source`` and ``target`` are ``(model, tokenizer, lang)``; ``parallel`` and ``tatoeba`` are
     line-aligned tokenized lines of both sides. ``direction`` is ``{src}-{tgt}`` (source
-    sentences query the target side) or the reverse.
+    sentences query the target side) or the reverse. ``p_at_1_unmapped`` retrieves without the
+    map, the baseline that shows what the map does (section 5.1.4: sentence-level
+    representations "can be aligned with a simple orthogonal mapping").
     """
     source_lang, target_lang = source[2], target[2]
     train = [
@@ -72,23 +74,38 @@ def sentence_retrieval_rows(
     for layer, (train_source, train_target, test_source, test_target) in enumerate(
         zip(*train, *test, strict=True)
     ):
-        normalized = [
-            iterative_normalization(x, rounds=normalize_rounds)
-            for x in (train_source, train_target, test_source, test_target)
-        ]
-        mapping = procrustes(normalized[1], normalized[0])  # target -> source space
-        queries, mapped = normalized[2], normalized[3] @ mapping
-        for direction, (x, y) in {
-            f"{source_lang}-{target_lang}": (queries, mapped),
-            f"{target_lang}-{source_lang}": (mapped, queries),
-        }.items():
+        scores = layer_retrieval(
+            (train_source, train_target), (test_source, test_target), normalize_rounds
+        )
+        for backwards, (mapped, unmapped) in enumerate(scores):
+            first, second = (target_lang, source_lang) if backwards else (source_lang, target_lang)
             rows.append(
                 {
                     "layer": layer,
-                    "direction": direction,
-                    "p_at_1": retrieval_p_at_1(x, y),
+                    "direction": f"{first}-{second}",
+                    "p_at_1": mapped,
+                    "p_at_1_unmapped": unmapped,
                     "n_train": len(train_source),
                     "n_test": len(test_source),
                 }
             )
     return rows
+
+
+def layer_retrieval(
+    train: tuple[np.ndarray, np.ndarray], test: tuple[np.ndarray, np.ndarray], rounds: int = 5
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """((P@1 mapped, unmapped) source -> target, the same target -> source) of one layer.
+
+    ``train`` and ``test`` are line-aligned (source, target) sentence vectors; the map is fitted
+    on ``train`` after iterative normalization, target -> source (both sides of one width, as
+    an orthogonal map needs).
+    """
+    train_source, train_target, test_source, test_target = (
+        iterative_normalization(x, rounds=rounds) for x in (*train, *test)
+    )
+    mapped = test_target @ procrustes(train_target, train_source)
+    return (
+        (retrieval_p_at_1(test_source, mapped), retrieval_p_at_1(test_source, test_target)),
+        (retrieval_p_at_1(mapped, test_source), retrieval_p_at_1(test_target, test_source)),
+    )

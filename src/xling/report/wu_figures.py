@@ -156,13 +156,18 @@ def figure8(data: pd.DataFrame, out_path: str | Path) -> pd.DataFrame:
 
 
 def figure6(tables: Tables, out_path: str | Path) -> pd.DataFrame:
-    """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions."""
+    """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions; dotted, the
+    same retrieval without the map (where the csv has it)."""
     data = _long(tables)
+    unmapped = "p_at_1_unmapped" in data and data["p_at_1_unmapped"].notna().any()
     fig, ax = plt.subplots(figsize=(6, 3.8), dpi=150)
     for direction, rows in data.groupby("direction", sort=False):
         style = "-" if direction.startswith("en-") else "--"
-        ax.plot(rows["layer"], rows["p_at_1"] * 100, style, marker="o", label=direction)
-    ax.set(xlabel="layer", ylabel="P@1", title="Parallel sentence retrieval")
+        (line,) = ax.plot(rows["layer"], rows["p_at_1"] * 100, style, marker="o", label=direction)
+        if unmapped:
+            ax.plot(rows["layer"], rows["p_at_1_unmapped"] * 100, ":", color=line.get_color())
+    title = "Parallel sentence retrieval" + (" (dotted: without the map)" if unmapped else "")
+    ax.set(xlabel="layer", ylabel="P@1", title=title)
     ax.legend(fontsize=7, ncol=2)
     _save(fig, out_path)
     return data
