@@ -326,7 +326,9 @@ def check_mapped_beats_unmapped(claim: Claim, run: Run, evidence: Evidence) -> N
     _sentences_mapped_beat_unmapped(claim, run.get("wu_figure6"), evidence)
 
 
-def _sentences_mapped_beat_unmapped(claim: Claim, frame, evidence: Evidence) -> None:
+def _sentences_mapped_beat_unmapped(
+    claim: Claim, frame: pd.DataFrame | None, evidence: Evidence
+) -> None:
     """The sentence level of the claim, where Figure 6's table has the unmapped P@1."""
     if frame is None or "p_at_1_unmapped" not in frame:
         return
