@@ -1,0 +1,65 @@
+"""How much of Figure 7's CKA is sentence length: the English monolingual model's layers against
+(a) the target's monolingual model, (b) the random encoder on the target side (the paper's lower
+bound), and (c) a feature that knows nothing but the target sentence's length, the mean of the
+fixed sinusoidal position vectors over its subwords. Where (b) and (c) agree, the random bound
+measures length. docs/analysis.md records a run of it and what it showed.
+
+    python bench/cka_length.py                        # results/demo, en-fr
+    python bench/cka_length.py --results results/demo --target ru
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from xling.analysis.cka import cka
+from xling.analysis.loading import load_model_and_tokenizer
+from xling.analysis.representations import framing, mean_pooled_layers
+from xling.model.encoder import sinusoidal_table
+from xling.model.random_init import random_like
+
+
+def pooled(model_dir: Path, lines: list[str], lang: str, random_seed: int | None = None):
+    model, tokenizer = load_model_and_tokenizer(model_dir)
+    if random_seed is not None:
+        model = random_like(model, random_seed)
+    ids = [tokenizer.encode_tokenized(line, lang) for line in lines]
+    return mean_pooled_layers(model, ids, lang, **framing(tokenizer)), ids, model.config
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=Path("results/demo"))
+    parser.add_argument("--target", default="fr")
+    parser.add_argument("--sentences", type=int, default=1000)
+    args = parser.parse_args()
+    mono, parallel = args.results / "pretrain/mono", args.results / "preprocess/parallel"
+    if not (mono / args.target / "model").is_dir():
+        print(f"No {mono / args.target}/model: run `make demo` first, or name --results.")
+        return
+    lines = {
+        lang: [line.strip() for line in (parallel / f"{lang}.txt").open()][: args.sentences]
+        for lang in ("en", args.target)
+    }
+    keep = [i for i, pair in enumerate(zip(*lines.values(), strict=True)) if all(pair)]
+    lines = {lang: [text[i] for i in keep] for lang, text in lines.items()}
+    english, _, _ = pooled(mono / "en/model", lines["en"], "en")
+    target, ids, config = pooled(mono / args.target / "model", lines[args.target], args.target)
+    random, _, _ = pooled(mono / args.target / "model", lines[args.target], args.target, 0)
+    # Subwords sit at positions 1..n (position 0 is the framing </s>).
+    table = sinusoidal_table(config.max_positions, config.dim).numpy()
+    length_only = np.stack([table[1 : len(sentence) + 1].mean(0) for sentence in ids])
+    print(f"en-{args.target}, {len(keep)} parallel sentences: CKA of the English layer with")
+    print(f"{'layer':>5} {'monolingual':>12} {'random':>8} {'length only':>12}")
+    for layer, x in enumerate(english):
+        print(
+            f"{layer:>5} {cka(x, target[layer]):>12.3f} {cka(x, random[layer]):>8.3f}"
+            f" {cka(x, length_only):>12.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
