@@ -22,12 +22,10 @@ from xling.model.encoder import sinusoidal_table
 from xling.model.random_init import random_like
 
 
-def pooled(model_dir: Path, lines: list[str], lang: str, random_seed: int | None = None):
+def encoded(model_dir: Path, lines: list[str], lang: str):
+    """The model, its framing tokens and the subword ids of ``lines``."""
     model, tokenizer = load_model_and_tokenizer(model_dir)
-    if random_seed is not None:
-        model = random_like(model, random_seed)
-    ids = [tokenizer.encode_tokenized(line, lang) for line in lines]
-    return mean_pooled_layers(model, ids, lang, **framing(tokenizer)), ids, model.config
+    return model, framing(tokenizer), [tokenizer.encode_tokenized(line, lang) for line in lines]
 
 
 def main() -> None:
@@ -46,11 +44,13 @@ def main() -> None:
     }
     keep = [i for i, pair in enumerate(zip(*lines.values(), strict=True)) if all(pair)]
     lines = {lang: [text[i] for i in keep] for lang, text in lines.items()}
-    english, _, _ = pooled(mono / "en/model", lines["en"], "en")
-    target, ids, config = pooled(mono / args.target / "model", lines[args.target], args.target)
-    random, _, _ = pooled(mono / args.target / "model", lines[args.target], args.target, 0)
+    en_model, en_framing, en_ids = encoded(mono / "en/model", lines["en"], "en")
+    english = mean_pooled_layers(en_model, en_ids, "en", **en_framing)
+    model, special, ids = encoded(mono / args.target / "model", lines[args.target], args.target)
+    target = mean_pooled_layers(model, ids, args.target, **special)
+    random = mean_pooled_layers(random_like(model, 0), ids, args.target, **special)
     # Subwords sit at positions 1..n (position 0 is the framing </s>).
-    table = sinusoidal_table(config.max_positions, config.dim).numpy()
+    table = sinusoidal_table(model.config.max_positions, model.config.dim).numpy()
     length_only = np.stack([table[1 : len(sentence) + 1].mean(0) for sentence in ids])
     print(f"en-{args.target}, {len(keep)} parallel sentences: CKA of the English layer with")
     print(f"{'layer':>5} {'monolingual':>12} {'random':>8} {'length only':>12}")

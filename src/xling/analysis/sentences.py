@@ -61,7 +61,7 @@ def sentence_retrieval_rows(
     map, the baseline that shows what the map does (section 5.1.4: sentence-level
     representations "can be aligned with a simple orthogonal mapping").
     """
-    source_lang, target_lang = source[2], target[2]
+    directions = (f"{source[2]}-{target[2]}", f"{target[2]}-{source[2]}")
     train = [
         pooled(side, encoded_lines(side[1], lines, side[2], parallel_sentences))
         for side, lines in zip((source, target), parallel, strict=True)
@@ -77,12 +77,11 @@ def sentence_retrieval_rows(
         scores = layer_retrieval(
             (train_source, train_target), (test_source, test_target), normalize_rounds
         )
-        for backwards, (mapped, unmapped) in enumerate(scores):
-            first, second = (target_lang, source_lang) if backwards else (source_lang, target_lang)
+        for direction, (mapped, unmapped) in zip(directions, scores, strict=True):
             rows.append(
                 {
                     "layer": layer,
-                    "direction": f"{first}-{second}",
+                    "direction": direction,
                     "p_at_1": mapped,
                     "p_at_1_unmapped": unmapped,
                     "n_train": len(train_source),

@@ -333,9 +333,6 @@ def _sentences_mapped_beat_unmapped(
     if frame is None or "p_at_1_unmapped" not in frame:
         return
     for direction, rows in frame.groupby("direction", sort=False):
-        rows = rows.dropna(subset=["p_at_1", "p_at_1_unmapped"])
-        if not len(rows):
-            continue
         best = rows.loc[rows["p_at_1"].idxmax()]
         evidence.record(f"{direction}: sentences L{int(best['layer'])}, mapped P@1", best["p_at_1"])
         evidence.record(f"{direction}: sentences, unmapped P@1", best["p_at_1_unmapped"])
