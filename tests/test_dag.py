@@ -5,7 +5,7 @@ from itertools import product
 import pytest
 import yaml
 
-from tests.dag import plan, rule_inputs
+from tests.dag import plan, rule_inputs, rule_settings
 from xling import config as xconfig
 
 
@@ -14,6 +14,10 @@ def grid_size(grid):
     for values in grid.values():
         size *= len(values)
     return size
+
+
+# One job per grid point, as the paper study plans them (the demo runs one job per model).
+PER_GRID_POINT = {"finetune": {"runs_per_job": 1}}
 
 
 def load(repo, name):
@@ -62,9 +66,7 @@ def expected_counts(config):
         "tokenize_parallel": len(pair_languages),
         "build_vocab": len(vocabularies),
         "pretrain_model": len(models),
-        "finetune_run": sum(
-            len(pairs) * len(variants) * grid_size(s["grid"]) for s in tasks.values()
-        ),
+        **finetune_counts(config, len(pairs) * len(variants), tasks),
         "select_finetune": len(pairs) * len(variants) * len(tasks),
         "cka": len(pairs) * len(cka_variants),
         "table1": 1,
@@ -95,6 +97,18 @@ def expected_counts(config):
     if config.get("muller"):
         counts |= muller_counts(config)
     return counts, corpora, pair_languages
+
+
+def finetune_rule(config):
+    """The rule that fine-tunes Table 1's models under ``finetune.runs_per_job``."""
+    return {1: "finetune_run", "model": "finetune_model"}[config["finetune"]["runs_per_job"]]
+
+
+def finetune_counts(config, models, tasks):
+    """One job per grid point, or one per model."""
+    if finetune_rule(config) == "finetune_model":
+        return {"finetune_model": models}
+    return {"finetune_run": models * sum(grid_size(s["grid"]) for s in tasks.values())}
 
 
 def muller_counts(config):
@@ -187,12 +201,13 @@ def muller_imports(config):
 @pytest.mark.parametrize("stage", ["data", "preprocess", "vocab", "pretrain", "analysis"])
 def test_each_stage_is_a_target_that_stops_at_its_stage(repo, tmp_path, stage):
     counts = plan([repo / "config/demo.yaml"], tmp_path, targets=(stage,))
+    finetune = {"finetune_run", "finetune_model"}
     later = {
-        "data": {"split_corpus", "build_vocab", "pretrain_model", "finetune_run", "table1"},
-        "preprocess": {"build_vocab", "pretrain_model", "finetune_run", "table1"},
-        "vocab": {"pretrain_model", "finetune_run", "table1"},
-        "pretrain": {"finetune_run", "cka", "table1"},
-        "analysis": {"finetune_run", "table1"},
+        "data": {"split_corpus", "build_vocab", "pretrain_model", "table1"} | finetune,
+        "preprocess": {"build_vocab", "pretrain_model", "table1"} | finetune,
+        "vocab": {"pretrain_model", "table1"} | finetune,
+        "pretrain": {"cka", "table1"} | finetune,
+        "analysis": {"table1"} | finetune,
     }[stage]
     assert counts[stage] == 1
     assert not later & set(counts), f"target {stage} pulls in {later & set(counts)}"
@@ -204,13 +219,15 @@ def test_one_pair_reduces_every_per_pair_stage(repo, tmp_path):
     config["pairs"] = ["en-fr"]
     expected, _, _ = expected_counts(config)
     assert counts["pretrain_model"] == expected["pretrain_model"]
-    assert counts["finetune_run"] == expected["finetune_run"]
+    rule = finetune_rule(config)
+    assert counts[rule] == expected[rule]
     assert counts["select_finetune"] == len(config["variants"]) * len(config["tasks"])
 
 
 def test_selection_builds_only_the_chosen_rows_and_tasks(repo, tmp_path):
     reduced = yaml.safe_load((repo / "tests/config/e2e.yaml").read_text())
-    counts = plan([repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"], tmp_path)
+    files = [repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"]
+    counts = plan(files, tmp_path, config=PER_GRID_POINT)
     # the selected row, and the en-en' model of the reduced section 5
     assert counts["pretrain_model"] == 2 and counts["select_finetune"] == 1
     assert counts["finetune_run"] == grid_size(reduced["tasks"]["ner"]["grid"])
@@ -223,6 +240,7 @@ def test_a_configured_pos_task_is_fine_tuned_but_kept_out_of_table1(repo, tmp_pa
     pos = {"datasets": {"default": "toy_wiki"}, "epochs": 1, "max_length": 64, "best_k": 1}
     pos["grid"] = {"batch_size": [16], "lr": [0.001, 0.002]}
     extra = {"tasks": {"pos": pos}, "select": {"variants": ["default"], "tasks": ["ner", "pos"]}}
+    extra |= PER_GRID_POINT
     files = [repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"]
     counts = plan(files, tmp_path, config=extra)
     assert counts["select_finetune"] == 2 and counts["table1"] == 1
@@ -232,6 +250,32 @@ def test_a_configured_pos_task_is_fine_tuned_but_kept_out_of_table1(repo, tmp_pa
         "results/demo/finetune/en-fr/default/ner/selected.json"
     ]
     assert plan(files, tmp_path, targets=("finetune",), config=extra)["select_finetune"] == 2
+
+
+def test_the_demo_fine_tunes_each_model_in_one_job_with_every_task_and_grid_point(repo, tmp_path):
+    reduced = yaml.safe_load((repo / "tests/config/e2e.yaml").read_text())
+    pos = {"datasets": {"default": "toy_wiki"}, "epochs": 1, "max_length": 64, "best_k": 1}
+    pos["grid"] = {"batch_size": [16], "lr": [0.001, 0.002, 0.003]}
+    extra = {"tasks": {"pos": pos}, "select": {"variants": ["default"], "tasks": ["ner", "pos"]}}
+    files = [repo / "config/demo.yaml", repo / "tests/config/e2e.yaml"]
+    counts = plan(files, tmp_path, config=extra)
+    assert counts["finetune_model"] == 1 and "finetune_run" not in counts
+    assert counts["select_finetune"] == 2
+    ((params, _),) = rule_settings(files, tmp_path, "finetune_model", config=extra)
+    runs = params["runs"]
+    assert [run["task"] for run in runs] == ["ner"] * grid_size(reduced["tasks"]["ner"]["grid"]) + [
+        "pos"
+    ] * 3
+    assert {run["hp"]["lr"] for run in runs if run["task"] == "pos"} == {0.001, 0.002, 0.003}
+    for run in runs:
+        assert run["out_dir"].startswith(f"results/demo/finetune/en-fr/default/{run['task']}/")
+        assert set(run["test"]) == {"en", "fr"} and set(run["dev"]) == {"en"}
+    # select_finetune reads the grid points' metrics that the one job wrote
+    selects = rule_settings(files, tmp_path, "select_finetune", config=extra)
+    for params, _ in selects:
+        assert len(params["metrics"]) in (grid_size(reduced["tasks"]["ner"]["grid"]), 3)
+    (inputs,) = rule_inputs(files, tmp_path, "select_finetune", config=extra)[:1]
+    assert inputs == ["results/demo/finetune/en-fr/default/runs.json"]
 
 
 def test_paper_plan_of_muller_data_finds_the_import_jobs(repo, tmp_path):
@@ -268,13 +312,14 @@ def test_one_table_plans_only_what_it_needs(repo, tmp_path):
     config = load(repo, "demo.yaml")
     counts = plan([repo / "config/demo.yaml"], tmp_path, targets=("results/demo/tables/table1.md",))
     expected, _, _ = expected_counts({**config, "monolingual": None})
+    finetune = finetune_rule(config)
     needed = {
         "toyworld", "shard_corpus", "tokenize_shard", "split_corpus", "build_vocab",
-        "pretrain_model", "finetune_run", "select_finetune", "table1",
+        "pretrain_model", finetune, "select_finetune", "table1",
     }  # fmt: skip
     assert set(counts) == needed
     assert counts["table1"] == 1
-    for rule in ("pretrain_model", "finetune_run", "select_finetune"):
+    for rule in ("pretrain_model", finetune, "select_finetune"):
         assert counts[rule] == expected[rule], rule
     # the vocabularies of Table 1's models only (anchors.csv compares every scheme: not needed)
     models = {(pair, v) for pair in config["pairs"] for v in config["variants"]}

@@ -80,3 +80,10 @@ def require_file(path: StrPath, what: str, fix: str) -> None:
     """Stop with the path, what the file is and where to get it, before reading begins."""
     if not os.path.isfile(path):
         raise InputFileError(path, f"missing: {what}", fix=fix)
+
+
+def file_stamp(path: StrPath) -> list:
+    """What identifies a file's content for resuming a job without reading it: its resolved
+    path, size and modification time (ns)."""
+    info = os.stat(path)
+    return [os.path.realpath(path), info.st_size, info.st_mtime_ns]

@@ -412,15 +412,18 @@ def task_grid(task):
     return {hp_id(point): point for point in grid_points(task, config["tasks"][task]["grid"])}
 
 
-def get_finetune_inputs(wildcards):
-    source, target = pair_languages(wildcards.pair)
-    files = {"model": model_dir(wildcards.pair, wildcards.variant)}
-    for split, path in task_files(
-        wildcards.task, wildcards.pair, source, layout.TASK_SPLITS
-    ).items():
+def finetune_inputs(pair, variant, task):
+    """The model and the task's files of a Table 1 fine-tuning run, keyed <lang>_<split>."""
+    source, target = pair_languages(pair)
+    files = {"model": model_dir(pair, variant)}
+    for split, path in task_files(task, pair, source, layout.TASK_SPLITS).items():
         files[f"{source}_{split}"] = path
-    files[f"{target}_test"] = task_files(wildcards.task, wildcards.pair, target, ["test"])["test"]
+    files[f"{target}_test"] = task_files(task, pair, target, ["test"])["test"]
     return files
+
+
+def get_finetune_inputs(wildcards):
+    return finetune_inputs(wildcards.pair, wildcards.variant, wildcards.task)
 
 
 def get_hp(wildcards):
@@ -435,11 +438,71 @@ def get_best_k(wildcards):
     return config["tasks"][wildcards.task]["best_k"]
 
 
-def get_finetune_metrics(wildcards):
+# `finetune.runs_per_job`: 1 = one job per (pair, variant, task, grid point), as a cluster wants;
+# "model" = every task and grid point of one pretrained model in one process (the demo).
+FINETUNE_RUNS_PER_JOB = config.get("finetune", {}).get("runs_per_job", 1)
+
+
+def finetune_run_dir(pair, variant, task, hp):
+    return f"{R}/finetune/{pair}/{variant}/{task}/{hp}"
+
+
+def finetune_job_file(pair, variant):
+    """What a one-process-per-model job writes last: the list of its runs' metrics files."""
+    return f"{R}/finetune/{pair}/{variant}/runs.json"
+
+
+def get_finetune_metric_files(wildcards):
+    """The metrics.json of every grid point of a (pair, variant, task)."""
     return [
-        f"{R}/finetune/{wildcards.pair}/{wildcards.variant}/{wildcards.task}/{hp}/metrics.json"
+        f"{finetune_run_dir(wildcards.pair, wildcards.variant, wildcards.task, hp)}/metrics.json"
         for hp in task_grid(wildcards.task)
     ]
+
+
+def get_finetune_metrics(wildcards):
+    """select_finetune's input: the grid points' metrics, or the job that wrote them all."""
+    if FINETUNE_RUNS_PER_JOB == "model":
+        return finetune_job_file(wildcards.pair, wildcards.variant)
+    return get_finetune_metric_files(wildcards)
+
+
+def get_finetune_model_inputs(wildcards):
+    """Every configured task's files of a (pair, variant), keyed <task>_<lang>_<split>."""
+    files = {"model": model_dir(wildcards.pair, wildcards.variant)}
+    for task in TASKS:
+        for key, path in finetune_inputs(wildcards.pair, wildcards.variant, task).items():
+            if key != "model":
+                files[f"{task}_{key}"] = path
+    return files
+
+
+def get_finetune_model_runs(wildcards):
+    """Every (task, grid point) of a (pair, variant) as xling.finetune.bundle runs them."""
+    pair, variant = wildcards.pair, wildcards.variant
+    source, target = pair_languages(pair)
+    runs = []
+    for task in TASKS:
+        files = finetune_inputs(pair, variant, task)
+        for hp, point in task_grid(task).items():
+            out_dir = finetune_run_dir(pair, variant, task, hp)
+            runs.append(
+                {
+                    "task": task,
+                    "hp": point,
+                    "settings": config["tasks"][task],
+                    "seed": config["seed"],
+                    "source": source,
+                    "train": files[f"{source}_train"],
+                    "dev": {source: files[f"{source}_dev"]},
+                    "test": {lang: files[f"{lang}_test"] for lang in (source, target)},
+                    "out_dir": out_dir,
+                    "work_dir": f"{out_dir}/.work",
+                    "pair": pair,
+                    "variant": variant,
+                }
+            )
+    return runs
 
 
 def table1_cells():

@@ -1,25 +1,46 @@
-# Stage 5, finetune: one job per (pair, variant, task, grid point); English dev selects the epoch
-# and the grid points; the reported score is the mean over the best two (docs/contracts.md, 5).
+# Stage 5, finetune: one job per (pair, variant, task, grid point), or one per pretrained model
+# (`finetune.runs_per_job`); English dev selects the epoch and the grid points; the reported score
+# is the mean over the best two (docs/contracts.md, 5).
 
 
-rule finetune_run:
-    input:
-        unpack(get_finetune_inputs),
-    output:
-        metrics=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/metrics.json",
-    log:
-        f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_{{hp}}.log",
-    conda:
-        "../../envs/torch.yaml"
-    threads: 1
-    params:
-        hp=get_hp,
-        settings=get_task_settings,
-        languages=get_pair_languages,
-        seed=config["seed"],
-        work_dir=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/.work",
-    script:
-        "../scripts/finetune.py"
+if FINETUNE_RUNS_PER_JOB == "model":
+
+    rule finetune_model:
+        # Every task and grid point of one model in one process: torch starts once.
+        input:
+            unpack(get_finetune_model_inputs),
+        output:
+            f"{R}/finetune/{{pair}}/{{variant}}/runs.json",
+        log:
+            f"{R}/logs/finetune/{{pair}}_{{variant}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            runs=get_finetune_model_runs,
+        script:
+            "../scripts/finetune_model.py"
+
+else:
+
+    rule finetune_run:
+        input:
+            unpack(get_finetune_inputs),
+        output:
+            metrics=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/metrics.json",
+        log:
+            f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_{{hp}}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        params:
+            hp=get_hp,
+            settings=get_task_settings,
+            languages=get_pair_languages,
+            seed=config["seed"],
+            work_dir=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/.work",
+        script:
+            "../scripts/finetune.py"
 
 
 rule select_finetune:
@@ -33,5 +54,6 @@ rule select_finetune:
         "../../envs/torch.yaml"
     params:
         best_k=get_best_k,
+        metrics=get_finetune_metric_files,
     script:
         "../scripts/select_finetune.py"

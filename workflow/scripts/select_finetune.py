@@ -8,7 +8,7 @@ from xling.finetune import select_best
 
 def main(smk):
     source = smk.wildcards.pair.split("-")[0]
-    selected = select_best(list(smk.input), k=smk.params.best_k, source_lang=source)
+    selected = select_best(smk.params.metrics, k=smk.params.best_k, source_lang=source)
     write_json(smk.output[0], selected)
     print(f"best {selected['best_hp_ids']}: test {selected['test']}")
 

@@ -12,7 +12,6 @@ them (``xling.analysis.transfer``: task layers over a frozen encoder's first lay
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ import numpy as np
 import torch
 
 from xling.atomic import write_json
+from xling.fileio import file_stamp
 from xling.finetune import checkpoint
 from xling.finetune.encoding import Tokenizer
 from xling.finetune.grid import hp_id, normalize_hp
@@ -292,11 +292,6 @@ def _build_model(
     return model.to(device), frozen
 
 
-def _stamp(path: Path) -> list:
-    info = os.stat(path)
-    return [str(Path(path).resolve()), info.st_size, info.st_mtime_ns]
-
-
 def job_fingerprint(
     task: str,
     hp: dict,
@@ -325,7 +320,7 @@ def job_fingerprint(
     if isinstance(data, list):  # the stamp of an encoding cache made from the files
         fingerprint["inputs"] = data
     else:
-        fingerprint |= {"train": _stamp(data.train), "dev": _stamp(data.dev[source])}
+        fingerprint |= {"train": file_stamp(data.train), "dev": file_stamp(data.dev[source])}
     if settings.group_by_length:
         fingerprint["group_by_length"] = True
     if random_init is not None:

@@ -15,12 +15,12 @@ Fine-tuning and the analyses load through here, so they work on either without k
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import torch
 
+from xling.fileio import file_stamp
 from xling.model.config import EncoderConfig
 from xling.model.encoder import MLMEncoder
 from xling.model.io import (
@@ -93,22 +93,17 @@ def load_encoder_tokenizer(model: str | Path):
     return load_hf_tokenizer(model)
 
 
-def _stamp(path: Path) -> list:
-    info = os.stat(path)
-    return [str(path.resolve()), info.st_size, info.st_mtime_ns]
-
-
 def model_stamp(model: str | Path) -> list:
     """What identifies ``model``'s weights for resuming a job: the weight file's resolved path,
     size and mtime; for a hub id, the id (its cached revision is not tracked)."""
     kind, path = encoder_kind(model), Path(model)
     if kind == XLING:
-        return _stamp(path / WEIGHTS_NAME)
+        return file_stamp(path / WEIGHTS_NAME)
     if not path.is_dir():
         return ["hub", str(model)]
     for name in _HF_WEIGHTS:
         if (path / name).exists():
-            return _stamp(path / name)
+            return file_stamp(path / name)
     raise FileNotFoundError(f"{path} has no weights ({', '.join(_HF_WEIGHTS)})")
 
 

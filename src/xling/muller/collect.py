@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from xling.muller.runner import DONE
+from xling.finetune.done import DONE
 
 SCORE_COLUMNS = (
     "experiment", "task", "source", "group", "seed", "evaluation", "lang", "split", "score",

@@ -12,22 +12,17 @@ whose files changed since.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
 import torch
 
 from xling.atomic import atomic_open
+from xling.fileio import file_stamp
 from xling.finetune.run import Encoded, Split
 from xling.finetune.tasks import Task
 
 CACHE_FORMAT = 1
-
-
-def file_stamp(path: str | Path) -> list:
-    info = os.stat(path)
-    return [str(Path(path).resolve()), info.st_size, info.st_mtime_ns]
 
 
 def encode_setup(

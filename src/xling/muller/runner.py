@@ -9,7 +9,6 @@ killed half-way reruns only the runs that have none, or whose fingerprint change
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -18,16 +17,15 @@ from typing import Any
 
 from xling.analysis.loading import write_rows_csv
 from xling.atomic import write_json
+from xling.fileio import file_stamp
+from xling.finetune.done import finished, mark_done
 from xling.finetune.settings import FinetuneSettings
 from xling.muller import REFERENCE
 
 log = logging.getLogger(__name__)
-DONE = "done.json"
 
 
 def run_fingerprint(run: Mapping[str, Any], task: str, settings: Mapping, encoded: Path) -> dict:
-    from xling.muller.encoded import file_stamp
-
     return {
         "task": task,
         "group": run["group"],
@@ -37,15 +35,6 @@ def run_fingerprint(run: Mapping[str, Any], task: str, settings: Mapping, encode
         "similarity": bool(run["similarity"]),
         "encoded": file_stamp(encoded),
     }
-
-
-def finished(run_dir: Path, fingerprint: dict) -> dict | None:
-    """The metrics of a run already done with this fingerprint, else None."""
-    done = run_dir / DONE
-    if not done.exists():
-        return None
-    record = json.loads(done.read_text(encoding="utf-8"))
-    return record["metrics"] if record.get("fingerprint") == fingerprint else None
 
 
 def run_job(
@@ -70,7 +59,7 @@ def run_job(
 
     from xling.analysis.loading import load_model_and_tokenizer
     from xling.finetune import run_finetune
-    from xling.muller.encoded import file_stamp, load_encoded
+    from xling.muller.encoded import load_encoded
 
     torch.set_num_threads(threads)
     encoded_path = Path(encoded_path)
@@ -109,7 +98,7 @@ def run_job(
                 random_init=None if run["group"] == REFERENCE else run["group"],
                 on_selected=on_selected,
             )
-            write_json(run_dir / DONE, {"fingerprint": fingerprint, "metrics": metrics})
+            mark_done(run_dir, fingerprint, metrics)
             log.info("%s done in %.1f s", run_dir, time.perf_counter() - started)
         results.append(metrics)
     write_json(job_file, {"runs": [str(run["dir"]) for run in runs]})

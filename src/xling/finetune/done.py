@@ -1,0 +1,28 @@
+"""The record a finished fine-tuning run leaves last in its directory, ``done.json``: its
+fingerprint (what it was run with) and its metrics. A job that runs several runs in one process
+checks it first, so that a job killed half-way reruns only the runs without one, or whose
+fingerprint changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from xling.atomic import write_json
+
+DONE = "done.json"
+
+
+def finished(run_dir: str | Path, fingerprint: dict) -> dict | None:
+    """The metrics of a run already done in ``run_dir`` with this fingerprint, else None."""
+    done = Path(run_dir) / DONE
+    if not done.exists():
+        return None
+    record = json.loads(done.read_text(encoding="utf-8"))
+    return record["metrics"] if record.get("fingerprint") == fingerprint else None
+
+
+def mark_done(run_dir: str | Path, fingerprint: dict, metrics: dict) -> None:
+    """Write ``run_dir/done.json``; call it after every other output of the run."""
+    write_json(Path(run_dir) / DONE, {"fingerprint": fingerprint, "metrics": metrics})

@@ -1,0 +1,107 @@
+"""One process for every fine-tuning run of a model (finetune.runs_per_job: model): each run's
+files as a job of its own would write them, a resumed job that keeps finished runs, and a changed
+setting or input that reruns its run."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.finetune_world import build_world, make_model, task_data
+from xling.finetune import FinetuneSettings, run_finetune
+from xling.finetune.bundle import run_model_job
+from xling.finetune.done import DONE
+
+torch.set_num_threads(1)
+NER = {"epochs": 1, "max_length": 48}
+PARSING = {"epochs": 1, "max_length": 48, "arc_dim": 16, "label_dim": 8}
+
+
+@pytest.fixture(scope="module")
+def world_dir(tmp_path_factory):
+    return build_world(tmp_path_factory.mktemp("world"))
+
+
+def _run(root, tmp_path, task, settings, lr):
+    data = task_data(root, task)
+    out = tmp_path / "ft" / task / f"lr{lr}"
+    return {
+        "task": task,
+        "hp": {"batch_size": 8, "lr": lr},
+        "settings": settings,
+        "seed": 1,
+        "source": "en",
+        "train": str(data.train),
+        "dev": {"en": str(data.dev["en"])},
+        "test": {lang: str(data.test[lang]) for lang in ("en", "fr")},
+        "out_dir": str(out),
+        "work_dir": str(out / ".work"),
+        "pair": "en-fr",
+        "variant": "default",
+    }
+
+
+def _no_training(*args, **kwargs):
+    raise AssertionError("a finished run was trained again")
+
+
+def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
+    world_dir, tmp_path, monkeypatch
+):
+    root = world_dir[0]
+    model = make_model(world_dir, tmp_path)
+    runs = [
+        _run(root, tmp_path, "ner", NER, 0.01),
+        _run(root, tmp_path, "ner", NER, 0.003),
+        _run(root, tmp_path, "parsing", PARSING, 0.003),
+    ]
+    job = tmp_path / "runs.json"
+    results = run_model_job(model, runs, job)
+    assert [m["task"] for m in results] == ["ner", "ner", "parsing"]
+    assert [m["hp_id"] for m in results] == ["bs8_lr0.01", "bs8_lr0.003", "bs8_lr0.003"]
+    listed = json.loads(job.read_text())["metrics"]
+    assert listed == [f"{run['out_dir']}/metrics.json" for run in runs]
+    for run, metrics in zip(runs, results, strict=True):
+        assert json.loads((Path(run["out_dir"]) / "metrics.json").read_text()) == metrics
+        assert metrics["pair"] == "en-fr" and set(metrics["test"]) == {"en", "fr"}
+        assert not Path(run["work_dir"]).exists()
+
+    # The same run as a job of its own gives the same numbers.
+    single = run_finetune(
+        "ner",
+        model,
+        task_data(root, "ner"),
+        runs[0]["hp"],
+        tmp_path / "single",
+        tmp_path / "single_work",
+        FinetuneSettings.from_config("ner", NER, seed=1, source_lang="en"),
+        pair="en-fr",
+        variant="default",
+    )
+    assert single["dev"]["en"] == results[0]["dev"]["en"] and single["test"] == results[0]["test"]
+
+    # A job killed after its first run: the rerun keeps that run and trains the others.
+    for run in runs[1:]:
+        (Path(run["out_dir"]) / DONE).unlink()
+    trained = []
+    monkeypatch.setattr(
+        "xling.finetune.run_finetune",
+        lambda task, *args, **kwargs: trained.append(task) or run_finetune(task, *args, **kwargs),
+    )
+    again = run_model_job(model, runs, job)
+    assert trained == ["ner", "parsing"] and again[0] == results[0]
+
+    # Nothing left to do: no training at all.
+    monkeypatch.setattr("xling.finetune.run_finetune", _no_training)
+    assert run_model_job(model, runs, job) == again
+
+    # A changed setting reruns its run only.
+    monkeypatch.setattr(
+        "xling.finetune.run_finetune",
+        lambda task, *args, **kwargs: trained.append(task) or run_finetune(task, *args, **kwargs),
+    )
+    trained.clear()
+    runs[2] = {**runs[2], "settings": {**PARSING, "label_dim": 16}}
+    run_model_job(model, runs, job)
+    assert trained == ["parsing"]
