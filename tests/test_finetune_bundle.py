@@ -85,10 +85,12 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     for run in runs[1:]:
         (Path(run["out_dir"]) / DONE).unlink()
     trained = []
-    monkeypatch.setattr(
-        "xling.finetune.run_finetune",
-        lambda task, *args, **kwargs: trained.append(task) or run_finetune(task, *args, **kwargs),
-    )
+
+    def counting(task, *args, **kwargs):  # run_finetune, noting which tasks it trains
+        trained.append(task)
+        return run_finetune(task, *args, **kwargs)
+
+    monkeypatch.setattr("xling.finetune.run_finetune", counting)
     again = run_model_job(model, runs, job)
     assert trained == ["ner", "parsing"] and again[0] == results[0]
 
@@ -97,10 +99,7 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     assert run_model_job(model, runs, job) == again
 
     # A changed setting reruns its run only.
-    monkeypatch.setattr(
-        "xling.finetune.run_finetune",
-        lambda task, *args, **kwargs: trained.append(task) or run_finetune(task, *args, **kwargs),
-    )
+    monkeypatch.setattr("xling.finetune.run_finetune", counting)
     trained.clear()
     runs[2] = {**runs[2], "settings": {**PARSING, "label_dim": 16}}
     run_model_job(model, runs, job)

@@ -440,7 +440,7 @@ def get_best_k(wildcards):
 
 # `finetune.runs_per_job`: 1 = one job per (pair, variant, task, grid point), as a cluster wants;
 # "model" = every task and grid point of one pretrained model in one process (the demo).
-FINETUNE_RUNS_PER_JOB = config.get("finetune", {}).get("runs_per_job", 1)
+FINETUNE_RUNS_PER_JOB = config["finetune"]["runs_per_job"]  # the schema fills in 1
 
 
 def finetune_run_dir(pair, variant, task, hp):
