@@ -258,3 +258,15 @@ def test_a_cka_variant_left_out_by_select_is_not_trained(shipped, repo):
     bad = _with(shipped, "select", {"variants": ["no_anchors"]})
     bad["analysis"]["cka"]["variants"] = ["default"]
     assert "'default' is not a trained variant" in _error(bad, repo)
+
+
+def test_gold_alignments_exist_only_in_the_toy_world(paper, repo):
+    assert (
+        xconfig.validate(copy.deepcopy(paper), repo / "config/schema.yaml")["analysis"][
+            "word_aligner"
+        ]
+        == "eflomal"
+    )  # the default
+    paper["analysis"]["word_aligner"] = "gold"
+    message = _error(paper, repo)
+    assert "analysis.word_aligner" in message and "eflomal" in message

@@ -59,3 +59,20 @@ def test_too_few_aligned_pairs_are_reported():
         contextual_mappings(
             (model, tokenizer, "en"), (model, tokenizer, "en"), sentences, sentences, [[(0, 0)]]
         )
+
+
+def test_maps_learned_on_units_of_several_tokens_use_those_units():
+    model, tokenizer = _model(), _tokenizer()
+    sentences = [line.split() for line in CORPUS * 3]
+    units = [[(0, len(words))] for words in sentences]  # each sentence one unit
+    links = [[(0, 0)] for _ in sentences]
+    maps, pairs = contextual_mappings(
+        (model, tokenizer, "en"), (model, tokenizer, "en"), sentences, sentences, links,
+        source_units=units, target_units=units, min_pairs=5,
+    )  # fmt: skip
+    assert pairs == len(sentences)
+    _, layers = word_occurrence_vectors(
+        model, tokenizer, sentences, "en", [(s, 0) for s in range(len(sentences))], units=units
+    )
+    for mapping, states in zip(maps, layers, strict=True):
+        assert np.allclose(states @ mapping, states, atol=1e-8)

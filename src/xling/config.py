@@ -316,6 +316,12 @@ def _check_ud(config: dict) -> None:
 
 def _check_toyworld(config: dict) -> None:
     if config["data"]["source"] != "toyworld":
+        if config["analysis"].get("word_aligner") == "gold":
+            raise ConfigError(
+                "config key 'analysis.word_aligner': gold alignments exist only in the toy world "
+                f"(data.source toyworld), and data.source is {config['data']['source']!r}; "
+                "use eflomal"
+            )
         return
     from xling.toyworld import resolve_spec, validate_spec
 

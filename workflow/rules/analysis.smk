@@ -95,23 +95,6 @@ if S5:
         script:
             "../scripts/word_alignment.py"
 
-    rule align_parallel:
-        # Wu 5.1.2: word alignments of the parallel sentences (eflomal; docs/alignment.md).
-        input:
-            source=f"{R}/preprocess/parallel/en.txt",
-            target=f"{R}/preprocess/parallel/{{tgt}}.txt",
-        output:
-            f"{R}/analysis/alignments/en-{{tgt}}.txt",
-        log:
-            f"{R}/logs/analysis/align_parallel_en-{{tgt}}.log",
-        conda:
-            "../../envs/text.yaml"
-        params:
-            sentences=config["analysis"]["parallel_sentences"],
-            seed=config["seed"],
-        script:
-            "../scripts/align_parallel.py"
-
     rule contextual_mappings:
         # Wu 5.1.2: per layer, Procrustes from the target model's layer to the source model's.
         input:
@@ -186,3 +169,23 @@ if S5:
             seed=config["seed"],
         script:
             "../scripts/similarity.py"
+
+
+if S5 and not GOLD_ALIGNMENTS:
+
+    rule align_parallel:
+        # Wu 5.1.2: word alignments of the parallel sentences (eflomal; docs/alignment.md).
+        input:
+            source=f"{R}/preprocess/parallel/en.txt",
+            target=f"{R}/preprocess/parallel/{{tgt}}.txt",
+        output:
+            f"{R}/analysis/alignments/en-{{tgt}}.txt",
+        log:
+            f"{R}/logs/analysis/align_parallel_en-{{tgt}}.log",
+        conda:
+            "../../envs/text.yaml"
+        params:
+            sentences=config["analysis"]["parallel_sentences"],
+            seed=config["seed"],
+        script:
+            "../scripts/align_parallel.py"

@@ -35,6 +35,8 @@ BILINGUAL_MODELS = sorted(
     | (set(S5.bilingual.items()) if S5 else set())
 )
 MONOLINGUAL_MODELS = sorted(S5.models) if S5 else []
+# Wu 5.1.2's word alignments: the toy world's gold ones, or eflomal's (rule align_parallel)
+GOLD_ALIGNMENTS = S5 is not None and config["analysis"]["word_aligner"] == "gold"
 PAIR_LANGUAGES = sorted({lang for pair, _ in BILINGUAL_MODELS for lang in pair_languages(pair)})
 
 
@@ -600,14 +602,22 @@ def section5_models(kind, tgt):
 
 
 def get_mapping_inputs(wildcards):
+    """The models, the tokenized parallel sentences and their word alignments: eflomal's, or the
+    toy world's gold alignments with the gold words they index (analysis.word_aligner)."""
     source_model, target_model = section5_models(wildcards.kind, wildcards.tgt)
-    return {
+    files = {
         "source_model": source_model,
         "target_model": target_model,
         "source": f"{R}/preprocess/parallel/en.txt",
         "target": f"{R}/preprocess/parallel/{wildcards.tgt}.txt",
-        "alignment": f"{R}/analysis/alignments/en-{wildcards.tgt}.txt",
     }
+    if GOLD_ALIGNMENTS:
+        return files | {
+            "alignment": data_path(layout.alignment("en", wildcards.tgt)),
+            "source_words": data_path(layout.parallel_words("en")),
+            "target_words": data_path(layout.parallel_words(wildcards.tgt)),
+        }
+    return files | {"alignment": f"{R}/analysis/alignments/en-{wildcards.tgt}.txt"}
 
 
 def get_transfer_inputs(wildcards):

@@ -7,6 +7,7 @@ def main(smk):
     import numpy as np
     import torch
 
+    from xling.analysis.goldunits import gold_units
     from xling.analysis.loading import load_model_and_tokenizer
     from xling.analysis.mappings import contextual_mappings
     from xling.atomic import atomic_open
@@ -21,7 +22,17 @@ def main(smk):
     source_sentences = [line.split() for line in read_lines(smk.input.source, limit)]
     target_sentences = [line.split() for line in read_lines(smk.input.target, limit)]
     links = read_alignments(smk.input.alignment)[:limit]
-    maps, pairs = contextual_mappings(source, target, source_sentences, target_sentences, links)
+    units = {}
+    if hasattr(smk.input, "source_words"):  # gold links index gold words: carry them onto tokens
+        source_words = [line.split() for line in read_lines(smk.input.source_words, limit)]
+        target_words = [line.split() for line in read_lines(smk.input.target_words, limit)]
+        source_units, target_units, links = gold_units(
+            source_words, source_sentences, target_words, target_sentences, links
+        )
+        units = {"source_units": source_units, "target_units": target_units}
+    maps, pairs = contextual_mappings(
+        source, target, source_sentences, target_sentences, links, **units
+    )
     with atomic_open(smk.output[0], "wb", encoding=None) as handle:
         np.savez(handle, maps=maps, word_pairs=pairs)
     print(f"{len(maps)} maps from {pairs} one-to-one aligned word pairs")

@@ -111,10 +111,16 @@ def word_occurrence_vectors(
     lang: str,
     occurrences: Sequence[tuple[int, int]],
     *,
+    units: Sequence[Sequence[tuple[int, int]]] | None = None,
     batch_size: int = 64,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Per layer, the vector of each ``(sentence index, word index)`` occurrence: the mean of the
     word's subword states in that sentence (Wu §5.1.2's "parallel contextual words").
+
+    With ``units`` (per sentence, disjoint token spans ``[start, end)`` in order; see
+    :mod:`xling.analysis.goldunits`), an occurrence's second index names a unit instead of a token,
+    and its vector is the mean of the subword states of all the unit's tokens. Tokens outside every
+    unit are context only.
 
     Returns a boolean array saying which occurrences got a vector (a word cut off by the model's
     positions, or made only of ``<unk>``, gets none) and, per layer L0..Ln, a float64 (found x dim)
@@ -135,16 +141,40 @@ def word_occurrence_vectors(
     needed = sorted({sentence for sentence, _ in occurrences})
     for index in needed:
         words = sentences[index]
-        pieces = _cut(
-            [list(ids) for ids in tokenizer.encode_tokenized_words(words, lang)], capacity
-        )
-        batch.add([f"{index}:{word}" for word in range(len(words))], pieces, counted, sums)
+        token_pieces = [list(ids) for ids in tokenizer.encode_tokenized_words(words, lang)]
+        if units is None:
+            names, pieces = [str(word) for word in range(len(words))], token_pieces
+        else:
+            names, pieces = _group_units(token_pieces, units[index])
+        pieces = _cut(pieces, capacity)
+        batch.add([f"{index}:{name}" for name in names], pieces, counted, sums)
         if len(batch.sentence_ids) == batch_size:
             batch.flush(model, tokenizer, lang, sums)
     batch.flush(model, tokenizer, lang, sums)
     found = np.array([key in sums.index for key in keys], dtype=bool)
     rows = torch.as_tensor([sums.index[key] for key in keys if key in sums.index], dtype=torch.long)
     return found, [layer[rows].numpy() for layer in sums.sums]
+
+
+def _group_units(
+    token_pieces: list[list[int]], units: Sequence[tuple[int, int]]
+) -> tuple[list[str], list[list[int]]]:
+    """A sentence's subwords regrouped as its units (named by their index) and, between them,
+    the remaining tokens one by one (named ``c`` and the token index: never counted)."""
+    names, pieces, token = [], [], 0
+    for number, (start, end) in enumerate([*units, (len(token_pieces), len(token_pieces))]):
+        if start < token or end < start or end > len(token_pieces):
+            raise ValueError(
+                f"unit {start}-{end} of a sentence of {len(token_pieces)} tokens overlaps the one "
+                "before it or leaves the sentence; units must be disjoint token spans in order"
+            )
+        names += [f"c{t}" for t in range(token, start)]
+        pieces += token_pieces[token:start]
+        if number < len(units):
+            names.append(str(number))
+            pieces.append([i for ids in token_pieces[start:end] for i in ids])
+        token = end
+    return names, pieces
 
 
 def _cut(pieces: list[list[int]], capacity: int) -> list[list[int]]:

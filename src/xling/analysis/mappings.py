@@ -43,13 +43,17 @@ def contextual_mappings(
     target_sentences: Sequence[Sequence[str]],
     links: Sequence[Sequence[Link]],
     *,
+    source_units: Sequence[Sequence[tuple[int, int]]] | None = None,
+    target_units: Sequence[Sequence[tuple[int, int]]] | None = None,
     min_pairs: int = 10,
 ) -> tuple[np.ndarray, int]:
     """Per layer L0..Ln, the (dim x dim) orthogonal W with ``target_state @ W ≈ source_state``.
 
     ``source`` and ``target`` are ``(model, tokenizer, lang)``; for a bilingual model both hold
-    the same model with different languages. Returns the stacked maps (layers x dim x dim) and the
-    number of word pairs they were learned on.
+    the same model with different languages. ``links`` index the sentences' tokens, or, where a
+    side has ``units`` (gold words as token spans, :mod:`xling.analysis.goldunits`), its units.
+    Returns the stacked maps (layers x dim x dim) and the number of word pairs they were learned
+    on.
     """
     if not len(source_sentences) == len(target_sentences) == len(links):
         raise ValueError(
@@ -58,10 +62,10 @@ def contextual_mappings(
         )
     source_occurrences, target_occurrences = one_to_one_links(links)
     source_found, source_layers = word_occurrence_vectors(
-        *source[:2], source_sentences, source[2], source_occurrences
+        *source[:2], source_sentences, source[2], source_occurrences, units=source_units
     )
     target_found, target_layers = word_occurrence_vectors(
-        *target[:2], target_sentences, target[2], target_occurrences
+        *target[:2], target_sentences, target[2], target_occurrences, units=target_units
     )
     # keep the pairs whose two words both got a vector (not cut off, not only <unk>)
     both = source_found & target_found
