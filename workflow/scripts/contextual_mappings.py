@@ -16,16 +16,20 @@ def main(smk):
 
     torch.set_num_threads(smk.threads)
     limit = smk.params.sentences
+
+    def word_lines(path):
+        return [line.split() for line in read_lines(path, limit)]
+
     source_lang, target_lang = smk.params.languages
     source = (*load_model_and_tokenizer(smk.input.source_model), source_lang)
     target = (*load_model_and_tokenizer(smk.input.target_model), target_lang)
-    source_sentences = [line.split() for line in read_lines(smk.input.source, limit)]
-    target_sentences = [line.split() for line in read_lines(smk.input.target, limit)]
+    source_sentences = word_lines(smk.input.source)
+    target_sentences = word_lines(smk.input.target)
     links = read_alignments(smk.input.alignment)[:limit]
     units = {}
     if hasattr(smk.input, "source_words"):  # gold links index gold words: carry them onto tokens
-        source_words = [line.split() for line in read_lines(smk.input.source_words, limit)]
-        target_words = [line.split() for line in read_lines(smk.input.target_words, limit)]
+        source_words = word_lines(smk.input.source_words)
+        target_words = word_lines(smk.input.target_words)
         source_units, target_units, links = gold_units(
             source_words, source_sentences, target_words, target_sentences, links
         )

@@ -47,24 +47,17 @@ def word_spans(words: Sequence[str], tokens: Sequence[str]) -> list[Span | None]
 
 
 def _merge_crossing(spans: list[Span | None]) -> list[Span | None]:
-    """Replace every group of overlapping spans by the group's union."""
-    present = sorted({span for span in spans if span is not None})
-    union: dict[Span, Span] = {}
-    group: list[Span] = []
-    for span in present:
-        if group and span[0] < max(end for _, end in group):
-            group.append(span)
-            continue
-        _close(group, union)
-        group = [span]
-    _close(group, union)
-    return [None if span is None else union[span] for span in spans]
-
-
-def _close(group: list[Span], union: dict[Span, Span]) -> None:
-    if group:
-        merged = (min(start for start, _ in group), max(end for _, end in group))
-        union.update(dict.fromkeys(group, merged))
+    """Replace every span by the union of the group of overlapping spans it belongs to."""
+    merged: list[Span] = []
+    for start, end in sorted({span for span in spans if span is not None}):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return [
+        None if span is None else next(m for m in merged if m[0] <= span[0] < m[1])
+        for span in spans
+    ]
 
 
 def sentence_units(spans: Sequence[Span | None]) -> tuple[list[Span], list[int | None]]:
@@ -95,13 +88,10 @@ def gold_units(
             "lines; they must be the same parallel sentences"
         )
     source_units, target_units, unit_links = [], [], []
-    for line, pairs in enumerate(links, start=1):
-        src_units, src_of_word = sentence_units(
-            word_spans(source_words[line - 1], source_tokens[line - 1])
-        )
-        tgt_units, tgt_of_word = sentence_units(
-            word_spans(target_words[line - 1], target_tokens[line - 1])
-        )
+    sentences = zip(source_words, source_tokens, target_words, target_tokens, links, strict=True)
+    for line, (src_words, src_tokens, tgt_words, tgt_tokens, pairs) in enumerate(sentences, 1):
+        src_units, src_of_word = sentence_units(word_spans(src_words, src_tokens))
+        tgt_units, tgt_of_word = sentence_units(word_spans(tgt_words, tgt_tokens))
         projected = set()
         for i, j in pairs:
             if i >= len(src_of_word) or j >= len(tgt_of_word):
