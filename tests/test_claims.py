@@ -548,3 +548,12 @@ def test_json_is_strict_even_with_an_undefined_number():
     document = json.loads(claims.to_json(results))
     (entry,) = [c for c in document["claims"] if c["id"] == "wu-5.2-cka-retrieval"]
     assert entry["numbers"]["en-de: Pearson r"] is None and entry["verdict"] == SUPPORTED
+
+
+def test_bimlm_failures_follow_the_figures_order():
+    # claims.md is the same bytes for the same run only if no check walks a set of strings
+    broken = verdict(Run({"wu_figure5": figure5(bimlm_bonus=-0.1)}), "wu-5.1.2-bimlm-better")
+    assert list(broken.failed) == [
+        f"{pair} {task}: best biMLM - best MLM align"
+        for pair, task in (("en-fr", "ner"), ("en-de", "ner"), ("en-de", "parsing"))
+    ]

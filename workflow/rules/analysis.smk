@@ -186,6 +186,5 @@ if S5 and not GOLD_ALIGNMENTS:
             "../../envs/text.yaml"
         params:
             sentences=config["analysis"]["parallel_sentences"],
-            seed=config["seed"],
         script:
             "../scripts/align_parallel.py"
