@@ -51,24 +51,31 @@ def without(x, feature: np.ndarray) -> np.ndarray:
     return x - feature @ np.linalg.lstsq(feature, x, rcond=None)[0]
 
 
-def wu_figure7(results: Path, target: str, sentences: int) -> None:
-    mono, parallel = results / "pretrain/mono", results / "preprocess/parallel"
-    if not (mono / target / "model").is_dir():
-        print(f"No {mono / target}/model: run `make demo` first, or name --results.")
-        return
+def parallel_lines(results: Path, target: str, sentences: int) -> dict[str, list[str]]:
+    """The first ``sentences`` tokenized parallel lines of en and ``target``, pairs with an empty
+    side left out."""
+    parallel = results / "preprocess/parallel"
     lines = {
         lang: [line.strip() for line in (parallel / f"{lang}.txt").open()][:sentences]
         for lang in ("en", target)
     }
     keep = [i for i, pair in enumerate(zip(*lines.values(), strict=True)) if all(pair)]
-    lines = {lang: [text[i] for i in keep] for lang, text in lines.items()}
+    return {lang: [text[i] for i in keep] for lang, text in lines.items()}
+
+
+def wu_figure7(results: Path, target: str, sentences: int) -> None:
+    mono = results / "pretrain/mono"
+    if not (mono / target / "model").is_dir():
+        print(f"No {mono / target}/model: run `make demo` first, or name --results.")
+        return
+    lines = parallel_lines(results, target, sentences)
     en_model, en_framing, en_ids = encoded(mono / "en/model", lines["en"], "en")
     english = mean_pooled_layers(en_model, en_ids, "en", **en_framing)
     model, special, ids = encoded(mono / target / "model", lines[target], target)
     trained = mean_pooled_layers(model, ids, target, **special)
     random = mean_pooled_layers(random_like(model, 0), ids, target, **special)
     length = length_only(model, ids)
-    print(f"en-{target}, {len(keep)} parallel sentences: CKA of the English layer with")
+    print(f"en-{target}, {len(lines['en'])} parallel sentences: CKA of the English layer with")
     print(f"{'layer':>5} {'monolingual':>12} {'random':>8} {'length only':>12}")
     for layer, x in enumerate(english):
         print(

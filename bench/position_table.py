@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
-from cka_length import encoded
+from cka_length import encoded, parallel_lines
 
 import xling.model.encoder as encoder_module
 from xling.analysis.cka import cka
@@ -68,16 +68,6 @@ def train(results: Path, demo: dict, lang: str, fixed: bool, out: Path) -> float
     )  # fmt: skip
     rows = [row for row in csv.DictReader((out / "curve.csv").open()) if row["dev_acc"]]
     return float(rows[-1]["dev_acc"])
-
-
-def parallel_lines(results: Path, target: str, sentences: int) -> dict[str, list[str]]:
-    parallel = results / "preprocess/parallel"
-    lines = {
-        lang: [line.strip() for line in (parallel / f"{lang}.txt").open()][:sentences]
-        for lang in ("en", target)
-    }
-    keep = [i for i, pair in enumerate(zip(*lines.values(), strict=True)) if all(pair)]
-    return {lang: [text[i] for i in keep] for lang, text in lines.items()}
 
 
 def layers_above_random(models: Path, lines: dict[str, list[str]], target: str) -> tuple:
@@ -132,7 +122,6 @@ def main() -> None:
                 + " ".join(f"{lang} {value:.3f}" for lang, value in accuracy.items())
                 + "  " + "  ".join(cells) + f"  {ratio:.2f}"
             )  # fmt: skip
-    encoder_module.sinusoidal_table = DEMO_TABLE
 
 
 if __name__ == "__main__":
