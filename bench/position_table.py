@@ -47,8 +47,11 @@ def use_variant(variant: str) -> bool:
     return variant != "learned"
 
 
-def train(results: Path, demo: dict, lang: str, fixed: bool, out: Path) -> float:
-    """Pretrain ``lang``'s monolingual model as the demo does; its final dev accuracy."""
+def train(
+    results: Path, demo: dict, lang: str, fixed: bool, out: Path, seed: int | None = None
+) -> float:
+    """Pretrain ``lang``'s monolingual model as the demo does (with the demo's seed unless
+    ``seed`` is given); its final dev accuracy."""
     steps = demo["pretrain"]
     settings = PretrainSettings.from_dict(
         {
@@ -58,7 +61,7 @@ def train(results: Path, demo: dict, lang: str, fixed: bool, out: Path) -> float
             "total_steps": steps["total_steps"],
             "eval_interval": steps["total_steps"],
             "log_interval": steps["total_steps"],
-            "seed": demo["seed"],
+            "seed": demo["seed"] if seed is None else seed,
             "threads": 1,
         }
     )
