@@ -80,11 +80,12 @@ def expected_counts(config):
         s5_pairs = config["monolingual"]["pairs"]
         analysis = config["analysis"]
         transfer = analysis["contextual_transfer"]
+        word_pairs = analysis["word_alignment"].get("pairs", s5_pairs)
         counts |= {
             "build_monolingual_vocab": len(s5_languages),
             "pretrain_monolingual": len(s5_languages) + 1,
-            "contextual_word_vectors": len(s5_languages),
-            "word_alignment": len(s5_pairs),
+            "contextual_word_vectors": len(word_languages(config)),
+            "word_alignment": len(word_pairs),
             "tokenize_tatoeba": 2 * len(s5_pairs),
             "sentence_retrieval": len(s5_pairs),
             "similarity": len(s5_pairs) + 1,
@@ -127,13 +128,30 @@ def muller_counts(config):
     return counts
 
 
+def word_languages(config):
+    """The languages whose word vectors Figure 4 reads: English and its pairs' targets."""
+    pairs = config["analysis"]["word_alignment"].get("pairs", config["monolingual"]["pairs"])
+    return {"en"} | {pair.split("-")[1] for pair in pairs}
+
+
 def test_demo_plan_matches_the_config(repo, tmp_path):
     config = load(repo, "demo.yaml")
     counts = plan([repo / "config/demo.yaml"], tmp_path)
     expected, _, _ = expected_counts(config)
     expected["toyworld"] = 1
-    expected["train_fasttext"] = len(config["monolingual"]["languages"])
+    expected["train_fasttext"] = len(word_languages(config))
     assert dict(counts) == expected
+
+
+def test_the_demo_plans_no_word_translation_for_en_zh(repo, tmp_path):
+    """analysis.word_alignment.pairs leaves en-zh out of Figure 4 only: its monolingual model,
+    Tatoeba retrieval, CKA and contextual transfer stay planned."""
+    config = load(repo, "demo.yaml")
+    assert "en-zh" in config["monolingual"]["pairs"]
+    assert "en-zh" not in config["analysis"]["word_alignment"]["pairs"]
+    counts = plan([repo / "config/demo.yaml"], tmp_path)
+    assert counts["word_alignment"] == len(config["monolingual"]["pairs"]) - 1
+    assert counts["sentence_retrieval"] == len(config["monolingual"]["pairs"])
 
 
 def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
@@ -163,8 +181,8 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
         sample_commoncrawl=len(cc_languages),
         download_muse=len(muse),
         download_tatoeba=2 * len(s5_pairs),
-        download_fasttext=len(s5_languages),
-        keep_fasttext_vocabulary=len(s5_languages),
+        download_fasttext=len(word_languages(config)),
+        keep_fasttext_vocabulary=len(word_languages(config)),
         import_paraphrases=1,
         import_xnli=1,
         xnli_parallel=1,

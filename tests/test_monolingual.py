@@ -43,6 +43,7 @@ def test_without_the_section_nothing_is_planned(demo):
         (lambda c: c["monolingual"].update(english_prime_variant="default"), "separate embed"),
         (lambda c: c["monolingual"].update(bilingual_variant="nope"), "bilingual_variant"),
         (lambda c: c["analysis"]["contextual_transfer"].update(pairs=["en-it"]), "transfer.pairs"),
+        (lambda c: c["analysis"]["word_alignment"].update(pairs=["en-it"]), "alignment.pairs"),
         (lambda c: c["analysis"].pop("word_alignment"), "analysis.word_alignment"),
     ],
 )

@@ -37,6 +37,7 @@ class Section5:
     pairs: list[str]  # English-X pairs of Figures 4 to 6 (and 7, with en-en')
     bilingual: dict[str, str]  # pair -> the variant of its bilingual model, en-en' included
     transfer_pairs: list[str]  # pairs of Figures 5 and 8
+    word_pairs: list[str]  # pairs of Figure 4
 
     @property
     def similarity_pairs(self) -> list[str]:
@@ -59,7 +60,8 @@ def plan(config: Mapping[str, Any]) -> Section5 | None:
     bilingual = {pair: section["bilingual_variant"] for pair in section["pairs"]}
     bilingual[f"en-{prime}"] = section["english_prime_variant"]
     transfer = config["analysis"]["contextual_transfer"]["pairs"]
-    return Section5(models, prime, list(section["pairs"]), bilingual, list(transfer))
+    words = config["analysis"]["word_alignment"].get("pairs", section["pairs"])
+    return Section5(models, prime, list(section["pairs"]), bilingual, list(transfer), list(words))
 
 
 def check(config: Mapping[str, Any]) -> None:
@@ -128,9 +130,10 @@ def check(config: Mapping[str, Any]) -> None:
             f"config key 'monolingual.english_prime_variant': {section['english_prime_variant']!r}"
             " shares its embeddings; Wu §5.2 trains en-en' with separate embeddings (sep_emb)"
         )
-    for index, pair in enumerate(analysis["contextual_transfer"]["pairs"]):
-        if pair not in section["pairs"]:
-            raise ConfigError(
-                f"config key 'analysis.contextual_transfer.pairs' (item {index}): {pair!r} is "
-                f"not in 'monolingual.pairs' ({', '.join(section['pairs'])})"
-            )
+    for key in ("contextual_transfer", "word_alignment"):
+        for index, pair in enumerate(analysis[key].get("pairs", [])):
+            if pair not in section["pairs"]:
+                raise ConfigError(
+                    f"config key 'analysis.{key}.pairs' (item {index}): {pair!r} is "
+                    f"not in 'monolingual.pairs' ({', '.join(section['pairs'])})"
+                )

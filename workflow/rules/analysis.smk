@@ -36,7 +36,7 @@ if S5 and config["data"]["source"] == "toyworld":
             "../../envs/text.yaml"
         threads: 1
         params:
-            settings=config["analysis"]["word_alignment"],
+            settings=WORD_SETTINGS,
             seed=config["seed"],
         script:
             "../scripts/train_fasttext.py"
@@ -74,7 +74,7 @@ if S5:
             "../../envs/torch.yaml"
         threads: 1
         params:
-            settings=config["analysis"]["word_alignment"],
+            settings=WORD_SETTINGS,
         script:
             "../scripts/contextual_words.py"
 
@@ -91,7 +91,7 @@ if S5:
         threads: 1
         params:
             languages=get_section5_languages,
-            settings=config["analysis"]["word_alignment"],
+            settings=WORD_SETTINGS,
         script:
             "../scripts/word_alignment.py"
 

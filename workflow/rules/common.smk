@@ -37,6 +37,11 @@ BILINGUAL_MODELS = sorted(
 MONOLINGUAL_MODELS = sorted(S5.models) if S5 else []
 # Wu 5.1.2's word alignments: the toy world's gold ones, or eflomal's (rule align_parallel)
 GOLD_ALIGNMENTS = S5 is not None and config["analysis"]["word_aligner"] == "gold"
+# Figure 4's settings as its jobs' params, without its list of pairs: adding a pair must not rerun
+# the word vectors of the others.
+WORD_SETTINGS = {
+    k: v for k, v in config["analysis"].get("word_alignment", {}).items() if k != "pairs"
+}
 PAIR_LANGUAGES = sorted({lang for pair, _ in BILINGUAL_MODELS for lang in pair_languages(pair)})
 
 
@@ -676,7 +681,8 @@ FIGURE_TABLES = {"4": "words", "6": "sentences", "7": "similarity"}
 
 
 def get_figure_pairs(wildcards):
-    return S5.similarity_pairs if wildcards.figure == "7" else S5.pairs
+    pairs = {"4": S5.word_pairs, "7": S5.similarity_pairs}
+    return pairs.get(wildcards.figure, S5.pairs)
 
 
 def get_figure_tables(wildcards):
@@ -710,7 +716,7 @@ def section5_targets():
     """Every table behind Wu's Figures 4 to 8."""
     if not S5:
         return []
-    targets = [f"{R}/analysis/words/{pair}.csv" for pair in S5.pairs]
+    targets = [f"{R}/analysis/words/{pair}.csv" for pair in S5.word_pairs]
     targets += [f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs]
     targets += [f"{R}/analysis/similarity/{pair}.csv" for pair in S5.similarity_pairs]
     return targets + transfer_tables()

@@ -89,7 +89,13 @@ def build(spec: dict) -> ToyWorld:
     world = build_world(spec["lexicon"], random.Random(f"{seed}/world"))
     lex = spec["lexicon"]
     samplers = {
-        d: MeaningSampler(world, spec["domains"][d], lex["zipf_exponent"], lex["topic_boost"])
+        d: MeaningSampler(
+            world,
+            spec["domains"][d],
+            lex["zipf_exponent"],
+            lex["topic_boost"],
+            lex["senses"]["strength"],
+        )
         for d in DOMAINS
     }
     en_rng = random.Random(f"{seed}/lexicon/en")
@@ -155,13 +161,25 @@ class _Sink:
 def _corpora(toy: ToyWorld, files: _Sink) -> None:
     for domain in DOMAINS:
         sampler = toy.samplers[domain]
+        document = toy.spec["lexicon"]["senses"]["document_sentences"]
         for lang in toy.spec["languages"]:
             rng = toy.rng("corpus", domain, lang)
             n = toy.spec["sizes"]["corpus"][domain]
             files[layout.corpus(domain, lang)] = (  # streamed: corpora are the big files
-                toy.text(lang, toy.realize(lang, sampler.sentence(rng), rng)) + "\n"
-                for _ in range(n)
+                toy.text(lang, toy.realize(lang, meaning, rng)) + "\n"
+                for meaning in _documents(sampler, rng, n, document)
             )
+
+
+def _documents(
+    sampler: MeaningSampler, rng: random.Random, n: int, length: int
+) -> Iterable[Sentence]:
+    """n meanings in documents of `length` consecutive sentences that share one context (topic
+    and scene), as the sentences of a Wikipedia paragraph share what it is about."""
+    for i in range(n):
+        if i % length == 0:
+            context = sampler.topic(rng)
+        yield sampler.sentence(rng, context)
 
 
 def _mixed(toy: ToyWorld, rng: random.Random, n: int) -> list[Sentence]:

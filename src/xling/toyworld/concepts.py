@@ -7,6 +7,7 @@ sampling; frequent concepts also get shorter words).
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 
@@ -78,6 +79,11 @@ class World:
     years: list[int] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
     topics: int = 1
+    # Distributional meaning (empty when lexicon.senses.strength is 0): a unit vector per content
+    # lexeme and per entity, and one per scene; see `add_senses`.
+    sense: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    entity_sense: list[tuple[float, ...]] = field(default_factory=list)
+    scenes: list[tuple[float, ...]] = field(default_factory=list)
 
     def add(self, lexeme: Lexeme) -> int:
         self.lexemes.append(lexeme)
@@ -156,7 +162,32 @@ def build_world(lexicon: dict, rng: random.Random) -> World:
         for v in range(FIRST_YEAR, FIRST_YEAR + lexicon["years"])
     ]
     _add_entities(world, lexicon, rng)
+    if lexicon["senses"]["strength"] > 0:
+        add_senses(world, lexicon["senses"]["dims"], lexicon["senses"]["scenes"], rng)
     return world
+
+
+def _unit(rng: random.Random, dims: int) -> tuple[float, ...]:
+    v = [rng.gauss(0.0, 1.0) for _ in range(dims)]
+    norm = math.sqrt(sum(x * x for x in v)) or 1.0
+    return tuple(x / norm for x in v)
+
+
+def add_senses(world: World, dims: int, scenes: int, rng: random.Random) -> None:
+    """Give every content word and entity a random unit vector and draw `scenes` scene vectors.
+
+    A sentence is about one scene, and words are drawn with weight exp(strength * word . scene)
+    on top of their Zipf and topic weights (meanings.py). The pointwise mutual information of two
+    words then grows with the dot product of their vectors, a low-rank structure shared by every
+    language: each word has a distributional profile of its own, as in real text, where topics
+    alone leave the words of one category and topic interchangeable but for their frequency.
+    A category's hypernym ("animal") gets the zero vector: a general word fits every scene.
+    """
+    hypernyms = set(world.hypernym.values())
+    for i in world.content_lexemes():
+        world.sense[i] = tuple([0.0] * dims) if i in hypernyms else _unit(rng, dims)
+    world.entity_sense = [_unit(rng, dims) for _ in world.entities]
+    world.scenes = [_unit(rng, dims) for _ in range(scenes)]
 
 
 def _subset(rng: random.Random, pool: tuple[str, ...], low: int, high: int) -> tuple[str, ...]:

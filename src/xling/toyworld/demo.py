@@ -202,6 +202,7 @@ DEMO_SPEC: dict = {
         "time_adverbs": 8, "cardinals": 10, "years": 30, "first_names": 40, "last_names": 60,
         "persons": 150, "locations": 50, "organizations": 30, "zipf_exponent": 1.0,
         "topic_boost": 5.0,
+        "senses": {"dims": 4, "scenes": 64, "strength": 0.0, "document_sentences": 1},
     },
     "domains": {
         # Wikipedia: encyclopedic facts about entities, years, few pronouns, no exclamations.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 import random
 from dataclasses import dataclass
 
@@ -73,28 +74,43 @@ def entities_of(sentence: Sentence) -> list[int]:
 
 
 class _Table:
-    """Zipf-weighted choice among items, with a boost for items of a given topic."""
+    """Zipf-weighted choice among items, with a boost for items of a given topic and, where the
+    world has senses, a weight exp(strength * item . scene) for each scene.
+
+    A *context* is one (topic, scene) combination, numbered topic * scenes + scene; the cumulative
+    weights of every context are computed once, so a draw is one bisection.
+    """
 
     def __init__(
         self,
         items: list[int],
         ranks: list[int],
         topics: list[int],
-        n_topics: int,
+        senses: list[tuple[float, ...]],
+        world: World,
         exponent: float,
         boost: float,
+        strength: float,
     ) -> None:
         self.items = items
         self.cum: list[list[float]] = []
-        for t in range(n_topics):
-            weights = [
+        scenes = world.scenes or [()]
+        for t in range(world.topics):
+            base = [
                 (boost if topic == t else 1.0) / (rank + 1) ** exponent
                 for rank, topic in zip(ranks, topics, strict=True)
             ]
-            self.cum.append(list(itertools.accumulate(weights)))
+            for scene in scenes:
+                weights = base
+                if scene:  # a world without senses has one context per topic, as before senses
+                    weights = [
+                        w * math.exp(strength * sum(a * b for a, b in zip(v, scene, strict=True)))
+                        for w, v in zip(base, senses, strict=True)
+                    ]
+                self.cum.append(list(itertools.accumulate(weights)))
 
-    def draw(self, rng: random.Random, topic: int) -> int:
-        cum = self.cum[topic]
+    def draw(self, rng: random.Random, context: int) -> int:
+        cum = self.cum[context]
         return self.items[bisect.bisect_right(cum, rng.random() * cum[-1])]
 
 
@@ -105,27 +121,38 @@ class MeaningSampler:
         world: the concept inventory.
         domain: the spec's `domains.<name>` section (topic weights, shape weights, rates).
         exponent, boost: Zipf exponent and topic boost from the spec's `lexicon` section.
+        strength: how strongly a sentence's scene selects its words (`lexicon.senses.strength`).
+
+    Every ``topic`` argument below is a context (`_Table`): a topic and, with senses, a scene.
     """
 
-    def __init__(self, world: World, domain: dict, exponent: float, boost: float) -> None:
+    def __init__(
+        self, world: World, domain: dict, exponent: float, boost: float, strength: float = 0.0
+    ) -> None:
         self.world, self.d = world, domain
         self.topic_cum = list(itertools.accumulate(domain["topic_weights"]))
         self.shapes = [s for s in SHAPES if domain["shapes"][s] > 0]
         self.shape_weights = [domain["shapes"][s] for s in self.shapes]
         lex, entities = world.lexemes, world.entities
 
-        def zipf(items: list[int], ranks: list[int], topics: list[int]) -> _Table:
-            return _Table(items, ranks, topics, world.topics, exponent, boost)
+        def zipf(items: list[int], ranks: list[int], topics: list[int], senses: list) -> _Table:
+            return _Table(items, ranks, topics, senses, world, exponent, boost, strength)
 
         def table(ids: list[int]) -> _Table:
-            return zipf(ids, [lex[i].rank for i in ids], [lex[i].topic for i in ids])
+            senses = [world.sense.get(i, ()) for i in ids]
+            return zipf(ids, [lex[i].rank for i in ids], [lex[i].topic for i in ids], senses)
 
         self.nouns = {c: table(world.nouns[c]) for c in CATEGORIES}
         self.verbs = {}
         for frame in ("transitive", "intransitive", "speech"):
             ids = [i for i, v in enumerate(world.verbs) if v.frame == frame]
-            verbs = [lex[world.verbs[i].lexeme] for i in ids]
-            self.verbs[frame] = zipf(ids, [v.rank for v in verbs], [v.topic for v in verbs])
+            lexemes = [world.verbs[i].lexeme for i in ids]
+            self.verbs[frame] = zipf(
+                ids,
+                [lex[v].rank for v in lexemes],
+                [lex[v].topic for v in lexemes],
+                [world.sense.get(v, ()) for v in lexemes],
+            )
         self.adjectives: dict[str, _Table | None] = {}
         for c in CATEGORIES:
             items = [a for a in world.adjectives if c in world.adjective_categories[a]]
@@ -135,11 +162,19 @@ class MeaningSampler:
         for entity_type in ("PER", "LOC", "ORG"):
             ids = [i for i, e in enumerate(entities) if e.type == entity_type]
             ranks, topics = [entities[i].rank for i in ids], [entities[i].topic for i in ids]
-            self.entities[entity_type] = zipf(ids, ranks, topics)
+            senses = [world.entity_sense[i] for i in ids] if world.entity_sense else [()] * len(ids)
+            self.entities[entity_type] = zipf(ids, ranks, topics, senses)
 
     # --- pieces ----------------------------------------------------------------------------
     def topic(self, rng: random.Random) -> int:
-        return bisect.bisect_right(self.topic_cum, rng.random() * self.topic_cum[-1])
+        """The context of a new sentence: a topic by the domain's weights, and a scene."""
+        topic = bisect.bisect_right(self.topic_cum, rng.random() * self.topic_cum[-1])
+        return self.context(topic, rng)
+
+    def context(self, topic: int, rng: random.Random) -> int:
+        """A context of the given topic, with a scene drawn uniformly where the world has them."""
+        scenes = len(self.world.scenes)
+        return topic * scenes + rng.randrange(scenes) if scenes else topic
 
     def noun_arg(self, rng: random.Random, category: str, topic: int) -> Arg:
         d = self.d
@@ -223,8 +258,10 @@ class MeaningSampler:
         shape = rng.choices(simple, weights)[0] if sum(weights) > 0 else "transitive"
         return self.copular(rng, topic) if shape == "copular" else self.event(rng, topic, shape)
 
-    def sentence(self, rng: random.Random) -> Sentence:
-        topic = self.topic(rng)
+    def sentence(self, rng: random.Random, topic: int | None = None) -> Sentence:
+        """A sentence about `topic` (a context, see `_Table`), or about a new one drawn here."""
+        if topic is None:
+            topic = self.topic(rng)
         shape = rng.choices(self.shapes, self.shape_weights)[0]
         exclamation = rng.random() < self.d["exclamation_rate"]
         if shape in ("transitive", "intransitive"):

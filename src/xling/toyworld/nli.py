@@ -283,7 +283,7 @@ def _elsewhere(m: HypothesisMaker, rng: random.Random, p: Clause) -> Clause | No
 
 def _add(m: HypothesisMaker, rng: random.Random, p: Clause) -> Clause | None:
     s = m.sampler
-    topic = m.world.lexemes[m.world.verbs[p.verb].lexeme].topic % m.world.topics
+    topic = s.context(m.world.lexemes[m.world.verbs[p.verb].lexeme].topic % m.world.topics, rng)
     options = []
     if p.time < 0:
         options.append(lambda: replace(p, time=s.time(rng, topic)))

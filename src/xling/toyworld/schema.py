@@ -263,6 +263,24 @@ SPEC_SCHEMA: dict = {
                         "minimum": 1,
                         "description": "weight multiplier of concepts of the topic",
                     },
+                    "senses": _object(
+                        {
+                            "dims": _count("dimensions of the word and scene vectors"),
+                            "scenes": _count("scenes a sentence can be about"),
+                            "strength": {
+                                "type": "number",
+                                "minimum": 0,
+                                "description": "weight exp(strength * word . scene) of a word "
+                                "in a sentence about a scene; 0: no senses, the words of one "
+                                "category and topic are interchangeable but for frequency",
+                            },
+                            "document_sentences": _count(
+                                "consecutive corpus sentences about one topic and scene (a "
+                                "paragraph); 1: every sentence draws its own"
+                            ),
+                        },
+                        "distributional meaning: word vectors and scenes (docs/toyworld.md)",
+                    ),
                 },
                 "sizes of the meaning space",
             ),
