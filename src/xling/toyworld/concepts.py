@@ -179,8 +179,8 @@ def add_senses(world: World, dims: int, scenes: int, rng: random.Random) -> None
     A sentence is about one scene, and words are drawn with weight exp(strength * word . scene)
     on top of their Zipf and topic weights (meanings.py). The pointwise mutual information of two
     words then grows with the dot product of their vectors, a low-rank structure shared by every
-    language: each word has a distributional profile of its own, as in real text, where topics
-    alone leave the words of one category and topic interchangeable but for their frequency.
+    language: each word gets a distributional profile of its own, as words have in real text
+    (topics alone leave the words of one category and topic interchangeable but for frequency).
     A category's hypernym ("animal") gets the zero vector: a general word fits every scene.
     """
     hypernyms = set(world.hypernym.values())
