@@ -169,7 +169,7 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
             for lang in pair.split("-")
         }
 
-    s5_pairs, s5_languages = config["monolingual"]["pairs"], config["monolingual"]["languages"]
+    s5_pairs = config["monolingual"]["pairs"]
     # the train dictionaries of the codeswitch scheme; train and test of section 5's pairs
     muse = {(pair, "train") for pair in config["pairs"]}
     muse |= {(pair, split) for pair in s5_pairs for split in ("train", "test")}
