@@ -13,8 +13,8 @@ both layer averages. The ratio column is the variant's mean accuracy against the
     python bench/position_table.py                       # needs results/demo (make demo)
     python bench/position_table.py --targets fr --variants 1 0.25 learned
 
-The table scale is not a setting of the workflow; the bench patches the function the encoder
-reads the table from, for its own process only.
+A scale is `model.position_scale` (the demo's setting); learned positions turn
+`model.sinusoidal_positions` off.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import torch
 import yaml
 from cka_length import encoded, parallel_lines
 
-import xling.model.encoder as encoder_module
 from xling.analysis.cka import cka
 from xling.analysis.representations import mean_pooled_layers
 from xling.model.random_init import random_like
@@ -37,25 +36,30 @@ from xling.pretrain.engine import pretrain
 from xling.pretrain.settings import PretrainSettings
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO_TABLE = encoder_module.sinusoidal_table
 
 
-def use_variant(variant: str) -> bool:
-    """Patch the table for ``variant`` (a scale, or ``learned``); True if the table is fixed."""
-    scale = 1.0 if variant == "learned" else float(variant)
-    encoder_module.sinusoidal_table = lambda positions, dim: DEMO_TABLE(positions, dim) * scale
-    return variant != "learned"
+def positions(variant: str) -> dict:
+    """The architecture keys of ``variant``: a scale of the fixed table, or ``learned``."""
+    if variant == "learned":
+        return {"sinusoidal_positions": False, "position_scale": 1.0}
+    return {"sinusoidal_positions": True, "position_scale": float(variant)}
 
 
 def train(
-    results: Path, demo: dict, lang: str, fixed: bool, out: Path, seed: int | None = None
+    results: Path,
+    demo: dict,
+    lang: str,
+    out: Path,
+    variant: str | None = None,
+    seed: int | None = None,
 ) -> float:
-    """Pretrain ``lang``'s monolingual model as the demo does (with the demo's seed unless
-    ``seed`` is given); its final dev accuracy."""
+    """Pretrain ``lang``'s monolingual model as the demo does (with the demo's positions unless
+    a position ``variant`` is given, its seed unless ``seed`` is); its final dev accuracy."""
     steps = demo["pretrain"]
+    architecture = demo["model"] if variant is None else {**demo["model"], **positions(variant)}
     settings = PretrainSettings.from_dict(
         {
-            "architecture": {**demo["model"], "sinusoidal_positions": fixed},
+            "architecture": architecture,
             **{key: steps[key] for key in ("seq_len", "batch_size", "lr", "adam_betas")},
             "warmup_steps": steps["warmup_steps"],
             "total_steps": steps["total_steps"],
@@ -104,10 +108,9 @@ def main() -> None:
     ) + "  ratio")  # fmt: skip
     with tempfile.TemporaryDirectory() as scratch:
         for variant in args.variants:
-            fixed = use_variant(variant)
             models = Path(scratch) / variant
             accuracy = {
-                lang: train(args.results, demo, lang, fixed, models / lang)
+                lang: train(args.results, demo, lang, models / lang, variant)
                 for lang in ["en", *args.targets]
             }
             mean_accuracy = float(np.mean(list(accuracy.values())))

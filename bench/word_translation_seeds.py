@@ -38,7 +38,7 @@ from xling.vocab import SubwordTokenizer
 def trained_vectors(results: Path, demo: dict, lang: str, seed: int, scratch: Path):
     """Words and per-layer vectors of a ``lang`` model pretrained with ``seed``, averaged over
     the sentences the demo's rule uses."""
-    accuracy = train(results, demo, lang, True, scratch, seed=seed)
+    accuracy = train(results, demo, lang, scratch, seed=seed)
     print(f"{lang}, seed {seed}: masked-token accuracy {accuracy:.3f}")
     model = load_pretrained(scratch / "model")
     tokenizer = SubwordTokenizer.load(scratch / "model/tokenizer")

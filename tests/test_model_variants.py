@@ -136,6 +136,25 @@ def test_variant_with_more_separate_layers_than_layers_is_refused():
         encoder_config_for(BASE, sep_embeddings=False, sep_layers=9)
 
 
+def test_position_scale_scales_the_fixed_table_and_survives_saving(tmp_path):
+    fixed = {**BASE.__dict__, "sinusoidal_positions": True}
+    full = MLMEncoder(EncoderConfig(**fixed)).embeddings["shared"].positions.weight
+    scaled = MLMEncoder(EncoderConfig(**{**fixed, "position_scale": 0.5}))
+    table = scaled.embeddings["shared"].positions.weight
+    assert torch.equal(table, full * 0.5) and not table.requires_grad
+    save_pretrained(scaled, tmp_path / "m")
+    loaded = load_pretrained(tmp_path / "m")
+    assert loaded.config.position_scale == 0.5
+    assert torch.equal(loaded.embeddings["shared"].positions.weight, table)
+
+
+@pytest.mark.parametrize("changes", [{"position_scale": 0.0}, {"position_scale": 0.5}])
+def test_position_scale_needs_a_positive_value_and_the_fixed_table(changes):
+    """0 is refused; 0.5 is refused with learned positions, which it would not touch."""
+    with pytest.raises(ValueError, match="position_scale"):
+        EncoderConfig(**{**BASE.__dict__, **changes})
+
+
 def test_sinusoidal_positions_are_a_fixed_table_that_survives_saving(tmp_path):
     config = EncoderConfig(**{**BASE.__dict__, "sinusoidal_positions": True})
     model = MLMEncoder(config)

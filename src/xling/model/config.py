@@ -30,6 +30,9 @@ class EncoderConfig:
     # XLM's --sinusoidal_embeddings: a fixed sin/cos position table, never trained. Off in the
     # paper; the demo turns it on because its small models learn word order far sooner with it.
     sinusoidal_positions: bool = False
+    # Multiplies that fixed table (1: XLM's, rows of norm sqrt(dim / 2) beside token embeddings of
+    # norm about 1); a smaller table leaves less of the sentence length in every mean-pooled state.
+    position_scale: float = 1.0
     # XLM adds a learned language embedding to every token (its default, use_lang_emb=True).
     language_embeddings: bool = True
     sep_embeddings: bool = False
@@ -48,6 +51,11 @@ class EncoderConfig:
             )
         if not self.languages:
             raise ValueError("an encoder needs at least one language")
+        if self.position_scale <= 0 or (self.position_scale != 1 and not self.sinusoidal_positions):
+            raise ValueError(
+                f"model.position_scale ({self.position_scale}) must be positive, and 1 unless "
+                "model.sinusoidal_positions is true (it scales the fixed table only)"
+            )
         if len(set(self.languages)) != len(self.languages):
             raise ValueError(f"languages repeat: {self.languages}")
 

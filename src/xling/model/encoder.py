@@ -131,7 +131,7 @@ class MLMEncoder(nn.Module):
                 nn.init.ones_(module.weight)
                 nn.init.zeros_(module.bias)
         table = (
-            sinusoidal_table(self.config.max_positions, dim)
+            sinusoidal_table(self.config.max_positions, dim) * self.config.position_scale
             if self.config.sinusoidal_positions
             else None
         )
