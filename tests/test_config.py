@@ -57,6 +57,13 @@ def test_unknown_key_is_reported_with_known_keys(shipped, repo):
     assert "model" in message and "'layer'" in message and "layers" in message
 
 
+def test_a_user_dictionary_needs_a_segmenter_that_reads_it(shipped, repo):
+    bad = copy.deepcopy(shipped)
+    bad["languages"]["fr"] = {"segmenter": "moses", "user_dictionary": "fr.dict.txt"}
+    message = _error(bad, repo)
+    assert "languages.fr.segmenter" in message and "'jieba'" in message
+
+
 def test_variant_with_unconfigured_scheme(shipped, repo):
     bad = copy.deepcopy(shipped)
     bad["variants"]["extra"] = dict(NEW_ROW, vocab="nonexistent")

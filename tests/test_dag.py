@@ -143,15 +143,40 @@ def test_demo_plan_matches_the_config(repo, tmp_path):
     assert dict(counts) == expected
 
 
-def test_the_demo_plans_no_word_translation_for_en_zh(repo, tmp_path):
+def test_figure_4_pairs_leave_a_pair_out_of_word_translation_only(repo, tmp_path):
     """analysis.word_alignment.pairs leaves en-zh out of Figure 4 only: its monolingual model,
     Tatoeba retrieval, CKA and contextual transfer stay planned."""
     config = load(repo, "demo.yaml")
     assert "en-zh" in config["monolingual"]["pairs"]
-    assert "en-zh" not in config["analysis"]["word_alignment"]["pairs"]
-    counts = plan([repo / "config/demo.yaml"], tmp_path)
+    overlay = tmp_path / "figure4.yaml"
+    overlay.write_text("analysis: {word_alignment: {pairs: [en-fr, en-de, en-ru]}}\n")
+    counts = plan([repo / "config/demo.yaml", overlay], tmp_path)
     assert counts["word_alignment"] == len(config["monolingual"]["pairs"]) - 1
     assert counts["sentence_retrieval"] == len(config["monolingual"]["pairs"])
+
+
+def test_the_demo_segments_chinese_with_the_toy_worlds_dictionary(repo, tmp_path):
+    """Every job that segments Chinese (or stores how in a tokenizer) reads the dictionary the
+    toy world writes; no other language's job does."""
+    dictionary = "results/demo/data/segmenter/zh.dict.txt"
+    assert "{data}/segmenter/zh.dict.txt" in (repo / "config/demo.yaml").read_text()
+    targets = (
+        "results/demo/preprocess/wiki/zh.train.txt",
+        "results/demo/preprocess/wiki/fr.train.txt",
+        "results/demo/preprocess/tatoeba/en-zh.zh.txt",
+        "results/demo/vocab/mono/zh",
+        "results/demo/vocab/en-zh/wiki-wiki/joint",
+        "results/demo/vocab/en-fr/wiki-wiki/joint",
+    )
+    configs = [repo / "config/demo.yaml"]
+    for rule in ("tokenize_shard", "tokenize_tatoeba", "build_vocab", "build_monolingual_vocab"):
+        jobs = rule_inputs(configs, tmp_path, rule, targets)
+        assert jobs, rule
+        for inputs in jobs:
+            reads_chinese = any("zh" in path for path in inputs if path != dictionary)
+            assert (dictionary in inputs) == reads_chinese, (rule, inputs)
+    (params, _), *_ = rule_settings(configs, tmp_path, "build_monolingual_vocab", targets[3:4])
+    assert params["pipelines"]["zh"]["user_dictionary"] == dictionary
 
 
 def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):

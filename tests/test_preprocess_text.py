@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 import unicodedata
 
 import pytest
@@ -12,6 +14,7 @@ from xling.preprocess import (
     TextPipeline,
     available_segmenters,
     pipeline_for_language,
+    read_user_dictionary,
     register_segmenter,
     remove_accents,
     tokenize_file,
@@ -115,12 +118,15 @@ def test_a_registered_segmenter_can_be_used() -> None:
     if name not in available_segmenters():
 
         @register_segmenter(name)
-        def _characters(lang: str):
+        def _characters(lang: str, user_words):
             return lambda text: [char for char in text if not char.isspace()]
 
     assert TextPipeline("th", name)("ab c") == "a b c"
     with pytest.raises(ValueError, match=r"already registered"):
-        register_segmenter(name)(lambda lang: list)
+        register_segmenter(name)(lambda lang, user_words: list)
+    # It did not say it takes user words: a dictionary is refused, not ignored.
+    with pytest.raises(SettingsError, match=r"takes no user dictionary"):
+        TextPipeline("th", name, user_words=(("ab", None),))
 
 
 def test_tokenize_file_keeps_lines_aligned(tmp_path) -> None:
@@ -146,3 +152,68 @@ def test_tokenize_file_names_the_undecodable_line_and_leaves_nothing(tmp_path) -
         tokenize_file(source, out, TextPipeline("en", "moses"))
     assert "raw.txt, line 3" in str(error.value) and "UTF-8" in str(error.value)
     assert list(tmp_path.iterdir()) == [source]
+
+
+# Characters no jieba dictionary joins: without user words jieba cuts them one by one.
+UNKNOWN_WORDS = ("瑰谻", "鮪臁鎴", "瘻蔾")
+UNKNOWN_SENTENCE = "黠秿瑰谻楿鮪臁鎴麒瘻蔾。"
+
+
+def test_jieba_cuts_user_words_whole(tmp_path) -> None:
+    plain = TextPipeline("zh", "jieba")
+    assert not set(UNKNOWN_WORDS) & set(plain.tokenize(UNKNOWN_SENTENCE))
+    dictionary = tmp_path / "zh.dict.txt"
+    dictionary.write_text("瑰谻\n鮪臁鎴 40 n\n\n瘻蔾 3\n", encoding="utf-8")
+    assert read_user_dictionary(dictionary) == (("瑰谻", None), ("鮪臁鎴", 40), ("瘻蔾", 3))
+    pipeline = pipeline_for_language(
+        "zh", segmenters={"zh": "jieba"}, user_dictionaries={"zh": str(dictionary)}
+    )
+    tokens = pipeline.tokenize(UNKNOWN_SENTENCE)
+    assert set(UNKNOWN_WORDS) <= set(tokens)
+    assert "".join(tokens) == UNKNOWN_SENTENCE.replace("。", ".")  # nothing lost or added
+
+
+def test_user_words_travel_in_the_dict_not_the_path(tmp_path) -> None:
+    dictionary = tmp_path / "zh.dict.txt"
+    dictionary.write_text("瑰谻\n鮪臁鎴 40\n", encoding="utf-8")
+    settings = {"lang": "zh", "segmenter": "jieba", "user_dictionary": str(dictionary)}
+    pipeline = TextPipeline.from_dict(settings)
+    stored = json.loads(json.dumps(pipeline.to_dict()))
+    assert "user_dictionary" not in stored
+    assert stored["user_words"] == [["瑰谻", None], ["鮪臁鎴", 40]]
+    dictionary.unlink()  # the model no longer needs the file
+    rebuilt = TextPipeline.from_dict(stored)
+    assert rebuilt == pipeline
+    assert rebuilt.tokenize(UNKNOWN_SENTENCE) == pipeline.tokenize(UNKNOWN_SENTENCE)
+    assert "2 user words" in repr(rebuilt)
+    copy = pickle.loads(pickle.dumps(rebuilt))  # after its segmenter was built and cached
+    assert copy == rebuilt and copy.tokenize(UNKNOWN_SENTENCE) == rebuilt.tokenize(UNKNOWN_SENTENCE)
+
+
+def test_moses_refuses_user_words() -> None:
+    with pytest.raises(SettingsError, match=r"'fr'.*moses segmenter takes no user dictionary"):
+        TextPipeline("fr", "moses", user_words=(("aujourd'hui", None),))
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "reason"),
+    [
+        ("瑰谻\n鮪臁鎴 many\n", 2, "positive whole frequency"),
+        ("瑰谻 0\n", 1, "positive whole frequency"),
+        ("瑰谻 1 n extra\n", 1, "positive whole frequency"),
+    ],
+)
+def test_a_malformed_user_dictionary_names_file_and_line(tmp_path, content, line, reason) -> None:
+    dictionary = tmp_path / "zh.dict.txt"
+    dictionary.write_text(content, encoding="utf-8")
+    with pytest.raises(InputFileError, match=rf"zh.dict.txt, line {line}: expected.*{reason}"):
+        read_user_dictionary(dictionary)
+
+
+def test_an_empty_or_missing_user_dictionary_is_refused(tmp_path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n \n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"empty.txt: the user dictionary has no word"):
+        read_user_dictionary(empty)
+    with pytest.raises(InputFileError, match=r"missing.txt: the user dictionary does not exist"):
+        read_user_dictionary(tmp_path / "missing.txt")

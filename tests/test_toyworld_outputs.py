@@ -2,6 +2,7 @@
 
 import collections
 import copy
+import itertools
 import os
 import re
 import subprocess
@@ -117,6 +118,33 @@ def test_chinese_has_no_spaces_and_recoverable_gold_words(out):
     with open(out / "ud/toy/zh/test.conllu", encoding="utf-8") as handle:
         for sentence in conllu.parse_incr(handle):
             assert sentence.metadata["text"] == "".join(t["form"] for t in sentence)
+
+
+def test_segmenter_dictionary_lets_jieba_find_the_gold_chinese_words(out):
+    from xling.preprocess import TextPipeline
+
+    # Only the language written without spaces gets one.
+    assert sorted(p.name for p in (out / "segmenter").iterdir()) == ["zh.dict.txt"]
+    dictionary = out / "segmenter/zh.dict.txt"
+    words = _lines(dictionary)
+    gold = [line.split(" ") for line in _lines(out / "parallel/zh.words.txt")]
+    assert {w for line in gold for w in line if WORD.search(w)} <= set(words)
+
+    def agreement(pipeline):  # share of gold words the segmenter cuts exactly
+        def spans(tokens):
+            ends = itertools.accumulate(len(t) for t in tokens)
+            return set(itertools.pairwise([0, *ends]))
+
+        found = [(len(spans(pipeline.tokenize("".join(g))) & spans(g)), len(g)) for g in gold]
+        return sum(f for f, _ in found) / sum(n for _, n in found)
+
+    with_words = TextPipeline.from_dict(
+        {"lang": "zh", "segmenter": "jieba", "user_dictionary": str(dictionary)}
+    )
+    # jieba alone cuts the many-character toy words into characters; with them it finds almost
+    # every gold word (its HMM still joins a few single-character words).
+    assert agreement(TextPipeline("zh", "jieba")) < 0.8
+    assert agreement(with_words) > 0.95
 
 
 def _check_tree(sentence, where):

@@ -97,6 +97,7 @@ def test_output_paths_follow_the_contract_layout():
         *(f"parallel/{lang}.txt" for lang in langs),
         *(f"parallel/{lang}.words.txt" for lang in langs),
         *(f"parallel/align/en-{lang}.txt" for lang in others),
+        "segmenter/zh.dict.txt",  # the one language written without spaces
         *(f"ner/toy/{lang}/{s}.txt" for lang in langs for s in ("train", "dev", "test")),
         *(f"ud/toy/{lang}/{s}.conllu" for lang in langs for s in ("train", "dev", "test")),
         "xnli/xnli.dev.tsv",

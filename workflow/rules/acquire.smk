@@ -93,6 +93,7 @@ else:
         # data.manual_dir; the plan and the job say exactly where when they are missing.
         input:
             get_manual_ner_files,
+            user_dictionary=get_user_dictionary,
         output:
             **{
                 split: data_path(layout.ner("{dataset}", "{lang}", split))
@@ -104,7 +105,7 @@ else:
             "../../envs/text.yaml"
         params:
             manual_dir=config["data"]["manual_dir"],
-            segmenter=get_segmenter,
+            pipeline=get_text_pipeline,
         script:
             "../scripts/import_ner.py"
 

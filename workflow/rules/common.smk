@@ -163,10 +163,6 @@ def get_fasttext_source(wildcards):
     return templated_source("fasttext", lang=wildcards.lang)
 
 
-def get_segmenter(wildcards):
-    return config["languages"][wildcards.lang]["segmenter"]
-
-
 def ud_import_groups():
     """Splits -> the UD datasets of config data.ud that have exactly these splits (PUD: test
     only). Each group has its own import rule, since outputs cannot depend on wildcards."""
@@ -262,17 +258,43 @@ def needed_corpora():
 
 
 def text_pipeline_settings(lang):
-    """How text of ``lang`` is normalized and segmented (config languages.<lang> + preprocess)."""
-    return {
+    """How text of ``lang`` is normalized and segmented (config languages.<lang> + preprocess).
+
+    A user dictionary travels as its path; the job reads it (TextPipeline.from_dict), and every
+    job given these settings has the file as an input (user_dictionary_inputs).
+    """
+    settings = {
         "lang": lang,
         "segmenter": config["languages"][lang]["segmenter"],
         "lowercase": config["preprocess"]["lowercase"],
         "remove_accents": config["preprocess"]["remove_accents"],
     }
+    if user_dictionary_path(lang):
+        settings["user_dictionary"] = user_dictionary_path(lang)
+    return settings
+
+
+def user_dictionary_path(lang):
+    """Config languages.<lang>.user_dictionary, ``{data}`` standing for the study's R/data."""
+    path = config["languages"][lang].get("user_dictionary")
+    return path.replace("{data}", f"{R}/data") if path else None
+
+
+def user_dictionary_inputs(langs):
+    """The user dictionaries of ``langs``' segmenters, as named inputs."""
+    return {
+        f"user_dictionary_{lang}": user_dictionary_path(lang)
+        for lang in langs
+        if user_dictionary_path(lang)
+    }
 
 
 def get_text_pipeline(wildcards):
     return text_pipeline_settings(wildcards.lang)
+
+
+def get_user_dictionary(wildcards):
+    return list(user_dictionary_inputs([wildcards.lang]).values())
 
 
 # --------------------------------------------------------------------------- 3. vocab
@@ -292,7 +314,7 @@ def get_vocab_inputs(wildcards):
     if wildcards.scheme == "codeswitch":
         # Extra anchors come from the pair's bilingual dictionary (MUSE format, train split).
         files["dictionary"] = data_path(layout.muse(source, target, "train"))
-    return files
+    return files | user_dictionary_inputs((source, target))
 
 
 def get_vocab_labels(wildcards):
@@ -343,10 +365,11 @@ def needed_vocabularies():
 
 
 def get_monolingual_corpora(wildcards):
-    return {
+    corpora = {
         f"{wildcards.lang}_{split}": f"{R}/preprocess/wiki/{wildcards.lang}.{split}.txt"
         for split in ("train", "valid", "test")
     }
+    return corpora | user_dictionary_inputs([wildcards.lang])
 
 
 def get_single_language(wildcards):
@@ -833,11 +856,12 @@ def get_multilingual_pretrain_params(wildcards):
 
 
 def get_multilingual_corpora(wildcards):
-    return {
+    corpora = {
         f"{lang}_{split}": f"{R}/preprocess/wiki/{lang}.{split}.txt"
         for lang in config["muller"]["languages"]
         for split in ("train", "valid", "test")
     }
+    return corpora | user_dictionary_inputs(config["muller"]["languages"])
 
 
 def muller_pipelines():

@@ -23,6 +23,7 @@ rule shard_corpus:
 rule tokenize_shard:
     input:
         f"{R}/preprocess/shards/{{domain}}/{{lang}}/{{shard}}.raw.txt",
+        user_dictionary=get_user_dictionary,
     output:
         temp(f"{R}/preprocess/shards/{{domain}}/{{lang}}/{{shard}}.tok.txt"),
     log:
@@ -57,6 +58,7 @@ rule split_corpus:
 rule tokenize_parallel:
     input:
         data_path(layout.parallel("{lang}")),
+        user_dictionary=get_user_dictionary,
     output:
         f"{R}/preprocess/parallel/{{lang}}.txt",
     log:
@@ -73,6 +75,7 @@ rule tokenize_tatoeba:
     # Wu section 5.1.3: the Tatoeba sentences, tokenized like everything else.
     input:
         data_path(layout.tatoeba("en", "{tgt}", "{lang}")),
+        user_dictionary=get_user_dictionary,
     output:
         f"{R}/preprocess/tatoeba/en-{{tgt}}.{{lang}}.txt",
     log:

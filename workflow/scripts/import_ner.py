@@ -2,21 +2,24 @@
 
 import _bootstrap
 
-from xling.acquire.ner_import import import_ner, jieba_segment
+from xling.acquire.ner_import import import_ner, jieba_segmenter
+from xling.preprocess import TextPipeline
 
 # Character-preserving segmenters for realigning character-level labels (Levow 2006) to the
-# words the pretraining corpus was cut into.
-REALIGNING_SEGMENTERS = {"jieba": jieba_segment}
+# words the pretraining corpus was cut into, built from the language's user words.
+REALIGNING_SEGMENTERS = {"jieba": jieba_segmenter}
 
 
 def main(smk):
-    segmenter = smk.params.segmenter
-    segment = REALIGNING_SEGMENTERS.get(segmenter)
-    if smk.wildcards.dataset == "levow2006" and segment is None:
-        raise ValueError(
-            f"languages.{smk.wildcards.lang}.segmenter is {segmenter!r}, which cannot realign "
-            f"character-level NER labels; use one of {sorted(REALIGNING_SEGMENTERS)}"
-        )
+    pipeline = TextPipeline.from_dict(smk.params.pipeline)
+    segment = None
+    if smk.wildcards.dataset == "levow2006":
+        if pipeline.segmenter not in REALIGNING_SEGMENTERS:
+            raise ValueError(
+                f"languages.{smk.wildcards.lang}.segmenter is {pipeline.segmenter!r}, which cannot"
+                f" realign character-level NER labels; use one of {sorted(REALIGNING_SEGMENTERS)}"
+            )
+        segment = REALIGNING_SEGMENTERS[pipeline.segmenter](pipeline.user_words)
     outputs = dict(smk.output.items())  # split -> file, named in the rule
     counts = import_ner(
         smk.wildcards.dataset, smk.wildcards.lang, smk.params.manual_dir, outputs, segment

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from xling.acquire.manual import NER_FILES, NER_HOWTO, ner_files
@@ -136,10 +136,16 @@ def realign_to_words(
     return words, tags
 
 
-def jieba_segment(text: str) -> list[str]:
+def jieba_segmenter(user_words: Iterable[tuple[str, int | None]]) -> Callable[[str], list[str]]:
+    """jieba with the study's user words (config languages.<lang>.user_dictionary), so that the
+    labels land on the words the pretraining corpus was cut into. No punctuation normalization:
+    realignment needs the characters of the text as they are."""
     import jieba
 
-    return list(jieba.cut(text))
+    tokenizer = jieba.Tokenizer()
+    for word, frequency in user_words:
+        tokenizer.add_word(word, frequency)
+    return lambda text: list(tokenizer.cut(text))
 
 
 def _expect(path: Path, dataset: str, manual_dir: Path) -> Path:
@@ -171,7 +177,7 @@ def import_ner(
     elif dataset == "conll2003":
         splits = {split: read_conll2003(files[split]) for split in ("train", "dev", "test")}
     elif dataset == "levow2006":
-        segment = segment or jieba_segment
+        segment = segment or jieba_segmenter(())
         read = {
             split: [
                 realign_to_words(text, tags, segment) for text, tags in read_char_bio(files[split])

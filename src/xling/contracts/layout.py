@@ -36,6 +36,12 @@ def alignment(src: str, tgt: str) -> str:
     return f"parallel/align/{src}-{tgt}.txt"
 
 
+def segmenter_dictionary(lang: str) -> str:
+    """The words of a language written without spaces, one a line, in jieba's user dictionary
+    format (the toy world only: its words are in no segmenter's dictionary)."""
+    return f"segmenter/{lang}.dict.txt"
+
+
 def ner(dataset: str, lang: str, split: str) -> str:
     """NER sentences in the WikiAnn format; ``split`` is ``train``, ``dev`` or ``test``."""
     return f"ner/{dataset}/{lang}/{split}.txt"

@@ -8,7 +8,8 @@ Public API:
 * :func:`split_corpus`: seeded train / valid / test split.
 * :func:`split_into_shards`, :func:`concatenate_files`, :func:`shard_line_ranges`: scatter/gather.
 * :func:`extract_wikipedia`: MediaWiki dump -> one paragraph a line, with wikiextractor.
-* :func:`register_segmenter`, :func:`available_segmenters`: the segmenter registry.
+* :func:`register_segmenter`, :func:`available_segmenters`: the segmenter registry;
+  :func:`read_user_dictionary`: a segmenter's user words (jieba's user dictionary format).
 
 Errors (:class:`xling.errors.InputFileError`, ...) and line-oriented file reading
 (:mod:`xling.fileio`) are shared by every stage and live at package level.
@@ -16,7 +17,11 @@ Errors (:class:`xling.errors.InputFileError`, ...) and line-oriented file readin
 
 from xling.preprocess.normalize import remove_accents
 from xling.preprocess.pipeline import TextPipeline, pipeline_for_language, tokenize_file
-from xling.preprocess.segmenters import available_segmenters, register_segmenter
+from xling.preprocess.segmenters import (
+    available_segmenters,
+    read_user_dictionary,
+    register_segmenter,
+)
 from xling.preprocess.shards import concatenate_files, shard_line_ranges, split_into_shards
 from xling.preprocess.split import SplitSizes, split_corpus
 from xling.preprocess.wikipedia import extract_wikipedia
@@ -28,6 +33,7 @@ __all__ = [
     "concatenate_files",
     "extract_wikipedia",
     "pipeline_for_language",
+    "read_user_dictionary",
     "register_segmenter",
     "remove_accents",
     "shard_line_ranges",

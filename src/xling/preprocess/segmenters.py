@@ -2,6 +2,9 @@
 
 A segmenter turns one raw line into a list of tokens without whitespace. Others can be added
 with :func:`register_segmenter`; the name is what the config and the tokenizer manifest store.
+``jieba`` also takes user words (:func:`read_user_dictionary`, jieba's ``load_userdict``
+format): words it must cut whole, e.g. the demo's toy Chinese, none of whose words jieba's
+dictionary knows (without them jieba cuts it into single characters).
 
 Both built-in segmenters first apply Moses punctuation normalization as XLM's ``tokenize.sh``
 does (``replace-unicode-punctuation.perl``, ``normalize-punctuation.perl -l <lang>``,
@@ -21,25 +24,41 @@ import functools
 import logging
 import re
 from collections.abc import Callable
+from pathlib import Path
 
-from xling.errors import SettingsError
+from xling.errors import InputFileError, SettingsError
+from xling.fileio import StrPath, iter_lines
+
+_USER_DICTIONARY_FIX = (
+    "write one `word [frequency] [tag]` a line (jieba's user dictionary format), or remove the"
+    " config key languages.<lang>.user_dictionary"
+)
+_POSITIVE = re.compile(r"[1-9][0-9]*")
 
 Segmenter = Callable[[str], list[str]]
-SegmenterFactory = Callable[[str], Segmenter]
+# A user word and its frequency (None: the segmenter picks one that keeps the word whole).
+UserWord = tuple[str, int | None]
+SegmenterFactory = Callable[[str, tuple[UserWord, ...]], Segmenter]
 
 _FACTORIES: dict[str, SegmenterFactory] = {}
+_TAKE_USER_WORDS: set[str] = set()
 
 
-def register_segmenter(name: str) -> Callable[[SegmenterFactory], SegmenterFactory]:
-    """Decorator: register ``factory(lang) -> segmenter`` under ``name``.
+def register_segmenter(
+    name: str, *, takes_user_words: bool = False
+) -> Callable[[SegmenterFactory], SegmenterFactory]:
+    """Decorator: register ``factory(lang, user_words) -> segmenter`` under ``name``.
 
-    The segmenter must return tokens that contain no whitespace.
+    The segmenter must return tokens that contain no whitespace. ``user_words`` is always empty
+    unless ``takes_user_words`` (:func:`check_user_words` refuses them before any factory runs).
     """
 
     def decorate(factory: SegmenterFactory) -> SegmenterFactory:
         if name in _FACTORIES:
             raise ValueError(f"a segmenter named {name!r} is already registered")
         _FACTORIES[name] = factory
+        if takes_user_words:
+            _TAKE_USER_WORDS.add(name)
         return factory
 
     return decorate
@@ -59,11 +78,54 @@ def check_segmenter_name(name: str) -> None:
         )
 
 
+def check_user_words(name: str, lang: str, user_words: tuple[UserWord, ...]) -> None:
+    """Raise :class:`SettingsError` if ``user_words`` are given to a segmenter without use for
+    them (silently ignoring a configured dictionary would segment differently than asked)."""
+    if user_words and name not in _TAKE_USER_WORDS:
+        raise SettingsError(
+            f"language {lang!r}: the {name} segmenter takes no user dictionary; remove config key"
+            f" languages.{lang}.user_dictionary, or use one of {sorted(_TAKE_USER_WORDS)}"
+        )
+
+
 @functools.lru_cache(maxsize=64)
-def get_segmenter(name: str, lang: str) -> Segmenter:
+def get_segmenter(name: str, lang: str, user_words: tuple[UserWord, ...] = ()) -> Segmenter:
     """The segmenter ``name`` set up for language ``lang`` (built once per process)."""
     check_segmenter_name(name)
-    return _FACTORIES[name](lang)
+    check_user_words(name, lang, user_words)
+    return _FACTORIES[name](lang, user_words)
+
+
+def read_user_dictionary(path: StrPath) -> tuple[UserWord, ...]:
+    """A user dictionary in jieba's ``load_userdict`` format: ``word [frequency] [tag]`` a line.
+
+    jieba's own loader is not used because it is bound to one jieba tokenizer and its errors do
+    not name the line; the words read here travel in the tokenizer manifest instead of a path.
+
+    Raises:
+        InputFileError: a line with more than three fields or a frequency that is not a positive
+            whole number (names the file and line); a file without a word.
+    """
+    if not Path(path).is_file():
+        raise InputFileError(path, "the user dictionary does not exist", fix=_USER_DICTIONARY_FIX)
+    words: list[UserWord] = []
+    for number, line in iter_lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        frequency = fields[1] if len(fields) > 1 else None
+        if len(fields) > 3 or (frequency is not None and not _POSITIVE.fullmatch(frequency)):
+            raise InputFileError(
+                path,
+                f"expected `word [frequency] [tag]` with a positive whole frequency, got"
+                f" {line.strip()!r}",
+                line=number,
+                fix=_USER_DICTIONARY_FIX,
+            )
+        words.append((fields[0], None if frequency is None else int(frequency)))
+    if not words:
+        raise InputFileError(path, "the user dictionary has no word", fix=_USER_DICTIONARY_FIX)
+    return tuple(words)
 
 
 class MosesPunctuationNormalizer:
@@ -106,7 +168,7 @@ class MosesPunctuationNormalizer:
 
 
 @register_segmenter("moses")
-def _moses(lang: str) -> Segmenter:
+def _moses(lang: str, user_words: tuple[UserWord, ...]) -> Segmenter:
     """Moses punctuation normalization and tokenization, without escaping (XLM's ``-no-escape``)."""
     from sacremoses import MosesTokenizer
 
@@ -119,9 +181,10 @@ def _moses(lang: str) -> Segmenter:
     return segment
 
 
-@register_segmenter("jieba")
-def _jieba(lang: str) -> Segmenter:
-    """Moses punctuation normalization, then jieba's default mode (dictionary + HMM)."""
+@register_segmenter("jieba", takes_user_words=True)
+def _jieba(lang: str, user_words: tuple[UserWord, ...]) -> Segmenter:
+    """Moses punctuation normalization, then jieba's default mode (dictionary + HMM), with the
+    user words added to the dictionary."""
     import jieba
 
     # jieba logs its dictionary loading on stderr at DEBUG level in every process.
@@ -129,6 +192,8 @@ def _jieba(lang: str) -> Segmenter:
     normalize = MosesPunctuationNormalizer(lang)
     tokenizer = jieba.Tokenizer()
     tokenizer.initialize()
+    for word, frequency in user_words:
+        tokenizer.add_word(word, frequency)
 
     def segment(text: str) -> list[str]:
         # jieba returns runs of whitespace as tokens; they separate words, they are not words.

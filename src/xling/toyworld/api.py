@@ -50,6 +50,7 @@ def output_paths(spec: dict) -> list[str]:
     paths = [layout.corpus(d, lang) for d in DOMAINS for lang in langs]
     paths += [p for lang in langs for p in (layout.parallel(lang), layout.parallel_words(lang))]
     paths += [layout.alignment("en", lang) for lang in others]
+    paths += [layout.segmenter_dictionary(lang) for lang in unspaced_languages(spec)]
     paths += [layout.ner(DATASET, lang, s) for lang in langs for s in SPLITS]
     paths += [layout.xnli("dev"), layout.xnli("test"), layout.xnli_train()]
     paths += [layout.ud(DATASET, lang, s) for lang in langs for s in SPLITS]
@@ -59,6 +60,12 @@ def output_paths(spec: dict) -> list[str]:
         paths += [layout.ner(dataset, lang, s) for lang in langs for s in splits]
         paths += [layout.ud(dataset, lang, s) for lang in langs for s in splits]
     return paths
+
+
+def unspaced_languages(spec: dict) -> list[str]:
+    """The languages written without spaces between words: the toy world gives each a segmenter
+    dictionary (no real segmenter knows toy words; jieba cuts unknown text into characters)."""
+    return [lang for lang in spec["languages"] if spec["profiles"][lang]["separator"] == ""]
 
 
 @dataclass
@@ -137,7 +144,8 @@ def generate(spec: dict, out_dir: str | Path) -> list[str]:
     toy = build(spec)
     out = Path(out_dir)
     files = _Sink(out, paths)
-    for write in (_corpora, _parallel, _tagged, _xnli, _muse, _tatoeba, _domain_tagged):
+    writers = (_corpora, _parallel, _tagged, _xnli, _muse, _tatoeba, _domain_tagged, _dictionaries)
+    for write in writers:
         write(toy, files)
     if files.written != set(paths):  # a bug in this module, never the user's
         missing = sorted(set(paths) - files.written)
@@ -156,6 +164,14 @@ class _Sink:
             raise RuntimeError(f"toyworld would write {rel}, which output_paths does not declare")
         atomic_write(self.out / rel, chunks)
         self.written.add(rel)
+
+
+def _dictionaries(toy: ToyWorld, files: _Sink) -> None:
+    # Every word form, one a line without a frequency: jieba then gives each the frequency that
+    # keeps it whole, as a real segmenter's dictionary keeps a language's words whole.
+    for lang in unspaced_languages(toy.spec):
+        words = sorted(toy.lexicons[lang].types())
+        files[layout.segmenter_dictionary(lang)] = (f"{word}\n" for word in words)
 
 
 def _corpora(toy: ToyWorld, files: _Sink) -> None:
