@@ -16,7 +16,7 @@ def test_identical_tokenization_gives_one_token_per_word():
 
 
 def test_a_split_word_spans_its_tokens_and_a_rewritten_character_still_maps():
-    # jieba cuts the toy Chinese into characters; the pipeline writes "。" as "."
+    # jieba without the toy world's dictionary cuts toy Chinese into characters; "。" becomes "."
     words = ["黠", "瑰谻", "鮪臁鎴", "。"]
     tokens = ["黠", "瑰", "谻", "鮪", "臁", "鎴", "."]
     assert word_spans(words, tokens) == [(0, 1), (1, 3), (3, 6), (6, 7)]

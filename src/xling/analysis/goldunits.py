@@ -1,8 +1,9 @@
 """Gold word alignments carried onto the tokens the models read (the demo's Wu §5.1.2).
 
 The toy world aligns its own gold words; the models read the same sentences as the text pipeline
-tokenized them, which splits some gold words (jieba cuts the toy Chinese into characters) and joins
-a few (Moses keeps French "ca." whole) and normalizes some characters ("。" becomes "."). A *unit*
+tokenized them, which splits some gold words (jieba without the toy world's dictionary cuts toy
+Chinese into characters; with it, a few words), joins a few (Moses keeps French "ca." whole)
+and normalizes some characters ("。" becomes "."). A *unit*
 is the smallest run of tokens whose boundaries are also gold-word boundaries: usually one token and
 one word; a split word is one unit of several tokens; joined words share one unit. Gold links
 between words become links between units, and a unit's vector is the mean of the subword states of
