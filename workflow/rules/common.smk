@@ -269,8 +269,8 @@ def text_pipeline_settings(lang):
         "lowercase": config["preprocess"]["lowercase"],
         "remove_accents": config["preprocess"]["remove_accents"],
     }
-    if user_dictionary_path(lang):
-        settings["user_dictionary"] = user_dictionary_path(lang)
+    if dictionary := user_dictionary_path(lang):
+        settings["user_dictionary"] = dictionary
     return settings
 
 
@@ -282,11 +282,8 @@ def user_dictionary_path(lang):
 
 def user_dictionary_inputs(langs):
     """The user dictionaries of ``langs``' segmenters, as named inputs."""
-    return {
-        f"user_dictionary_{lang}": user_dictionary_path(lang)
-        for lang in langs
-        if user_dictionary_path(lang)
-    }
+    paths = {lang: user_dictionary_path(lang) for lang in langs}
+    return {f"user_dictionary_{lang}": path for lang, path in paths.items() if path}
 
 
 def get_text_pipeline(wildcards):
@@ -294,7 +291,8 @@ def get_text_pipeline(wildcards):
 
 
 def get_user_dictionary(wildcards):
-    return list(user_dictionary_inputs([wildcards.lang]).values())
+    dictionary = user_dictionary_path(wildcards.lang)
+    return [dictionary] if dictionary else []
 
 
 # --------------------------------------------------------------------------- 3. vocab

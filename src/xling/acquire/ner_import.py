@@ -13,12 +13,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xling.acquire.manual import NER_FILES, NER_HOWTO, ner_files
 from xling.contracts.ner import read_ner, write_ner
 from xling.errors import DataFormatError
+from xling.preprocess.segmenters import UserWord, jieba_tokenizer
 
 TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
 MSRA_TYPES = {"NR": "PER", "NS": "LOC", "NT": "ORG", "PER": "PER", "LOC": "LOC", "ORG": "ORG"}
@@ -136,15 +137,11 @@ def realign_to_words(
     return words, tags
 
 
-def jieba_segmenter(user_words: Iterable[tuple[str, int | None]]) -> Callable[[str], list[str]]:
+def jieba_segmenter(user_words: tuple[UserWord, ...]) -> Callable[[str], list[str]]:
     """jieba with the study's user words (config languages.<lang>.user_dictionary), so that the
     labels land on the words the pretraining corpus was cut into. No punctuation normalization:
     realignment needs the characters of the text as they are."""
-    import jieba
-
-    tokenizer = jieba.Tokenizer()
-    for word, frequency in user_words:
-        tokenizer.add_word(word, frequency)
+    tokenizer = jieba_tokenizer(user_words)
     return lambda text: list(tokenizer.cut(text))
 
 

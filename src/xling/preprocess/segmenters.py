@@ -181,19 +181,26 @@ def _moses(lang: str, user_words: tuple[UserWord, ...]) -> Segmenter:
     return segment
 
 
-@register_segmenter("jieba", takes_user_words=True)
-def _jieba(lang: str, user_words: tuple[UserWord, ...]) -> Segmenter:
-    """Moses punctuation normalization, then jieba's default mode (dictionary + HMM), with the
-    user words added to the dictionary."""
+def jieba_tokenizer(user_words: tuple[UserWord, ...] = ()):
+    """A ``jieba.Tokenizer`` with its dictionary loaded and ``user_words`` added (the one set-up
+    of jieba, shared by the segmenter and the NER realignment of :mod:`xling.acquire`)."""
     import jieba
 
     # jieba logs its dictionary loading on stderr at DEBUG level in every process.
     jieba.setLogLevel(logging.WARNING)
-    normalize = MosesPunctuationNormalizer(lang)
     tokenizer = jieba.Tokenizer()
     tokenizer.initialize()
     for word, frequency in user_words:
         tokenizer.add_word(word, frequency)
+    return tokenizer
+
+
+@register_segmenter("jieba", takes_user_words=True)
+def _jieba(lang: str, user_words: tuple[UserWord, ...]) -> Segmenter:
+    """Moses punctuation normalization, then jieba's default mode (dictionary + HMM), with the
+    user words added to the dictionary."""
+    normalize = MosesPunctuationNormalizer(lang)
+    tokenizer = jieba_tokenizer(user_words)
 
     def segment(text: str) -> list[str]:
         # jieba returns runs of whitespace as tokens; they separate words, they are not words.
