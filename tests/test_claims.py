@@ -499,7 +499,7 @@ def test_missing_or_empty_inputs_make_their_claims_not_computed(tmp_path):
 
 
 def test_the_study_computes_only_its_parts():
-    assert set(claims.input_paths("r", ["table1"])) == {"table1"}
+    assert set(claims.input_paths("r", ["table1"])) == {"table1", "table1_resamples"}
     section5 = claims.input_paths("r", ["table1", "section5"])
     assert "wu_figure4" in section5 and "muller_scores" not in section5
 

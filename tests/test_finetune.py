@@ -19,6 +19,8 @@ from xling.errors import DataFormatError
 from xling.finetune import FinetuneSettings, TaskData, run_finetune
 from xling.finetune import checkpoint as checkpoint_module
 from xling.finetune.encoding import align_first_subwords, encode_pair, encode_words
+from xling.finetune.items import TEST_ITEMS, read_test_items
+from xling.finetune.metrics import ratio
 from xling.finetune.run import freeze_language_specific, job_fingerprint
 from xling.finetune.tasks import TaskModel, make_task
 from xling.finetune.training import epoch_order, group_by_length, make_scheduler, train_epoch
@@ -192,6 +194,15 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     assert all(len(line.split("\t")) == 3 for line in lines if line)
     assert not list(out.glob(".*"))  # no temporary file left behind
     assert not (tmp_path / "work").exists()  # resumable state is gone once the job is done
+    assert_test_items_give_the_scores(out, saved)
+
+
+def assert_test_items_give_the_scores(out, metrics):
+    """test_items.json holds one count pair per test example whose ratio is the test score."""
+    items = read_test_items(out / TEST_ITEMS)
+    assert set(items) == set(metrics["test"])
+    for lang, counts in items.items():
+        assert ratio(counts) == pytest.approx(metrics["test"][lang])
 
 
 @pytest.mark.parametrize("grouped", [False, True])
@@ -281,6 +292,8 @@ def test_parsing_end_to_end(world_dir, tmp_path):
     assert [s.words for s in predicted] == [s.words for s in gold]
     for sentence in predicted:
         assert sentence.heads.count(0) == 1
+    assert len(read_test_items(out / TEST_ITEMS)["fr"]) == len(gold)
+    assert_test_items_give_the_scores(out, metrics)
     gold_lines = (root / "ud" / "fr" / "test.conllu").read_text().splitlines()
     predicted_lines = (out / "predictions.fr.conllu").read_text().splitlines()
     assert [line.split("\t")[:6] for line in predicted_lines] == [
@@ -325,6 +338,7 @@ def test_xnli_end_to_end(world_dir, tmp_path):
     lines = (out / "predictions.fr.tsv").read_text().splitlines()
     assert lines[0] == "pairID\tgold_label\tprediction"
     assert len(lines) == 61 and lines[1].startswith("fr0\t")
+    assert_test_items_give_the_scores(out, metrics)
 
 
 def test_bad_input_fails_before_training(world_dir, tmp_path):

@@ -6,13 +6,20 @@ import pytest
 from seqeval.metrics import f1_score
 from seqeval.scheme import IOB2
 
+from xling.finetune.items import read_test_items, write_test_items
 from xling.finetune.metrics import (
     accuracy,
+    accuracy_items,
     attachment_scores,
     bio_spans,
+    las_items,
+    ratio,
     repair_bio,
     span_f1,
+    span_f1_items,
     span_prf,
+    tag_accuracy,
+    tag_accuracy_items,
 )
 
 
@@ -134,3 +141,59 @@ def test_accuracy():
     assert accuracy([], []) == 0.0
     with pytest.raises(ValueError):
         accuracy(["a"], [])
+
+
+def _random_tags(rng, n=120):
+    tags = ["O", "O", "O", "B-PER", "I-PER", "B-LOC", "I-LOC", "I-ORG"]
+    gold, predicted = [], []
+    for _ in range(n):
+        length = rng.randint(0, 9)
+        gold.append([rng.choice(tags) for _ in range(length)])
+        predicted.append([rng.choice(tags) for _ in range(length)])
+    return gold, predicted
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_item_counts_sum_to_each_corpus_score(seed):
+    """Every metric is the ratio of its per-sentence counts summed, so a resample of the test set
+    can be rescored from them; checked against the corpus-level functions on random data."""
+    rng = random.Random(seed)
+    gold, predicted = _random_tags(rng)
+    assert ratio(span_f1_items(gold, predicted)) == pytest.approx(span_f1(gold, predicted))
+    subset = [0, 5, 5, 9, 17]  # a resample: F1 of the chosen sentences from their counts alone
+    items = span_f1_items(gold, predicted)
+    assert ratio([items[i] for i in subset]) == pytest.approx(
+        span_f1([gold[i] for i in subset], [predicted[i] for i in subset])
+    )
+    heads = [[rng.randint(0, len(t)) for _ in t] for t in gold]
+    guesses = [[h if rng.random() < 0.6 else rng.randint(0, len(hs)) for h in hs] for hs in heads]
+    rels = [[rng.choice(["nsubj", "obj", "punct", "obl:tmod"]) for _ in t] for t in gold]
+    guessed_rels = [[r if rng.random() < 0.7 else "dep" for r in rs] for rs in rels]
+    upos = [[rng.choice(["NOUN", "PUNCT", "VERB"]) for _ in t] for t in gold]
+    for punct in (False, True):
+        expected = attachment_scores(heads, rels, guesses, guessed_rels, upos, exclude_punct=punct)
+        items = las_items(heads, rels, guesses, guessed_rels, upos, exclude_punct=punct)
+        assert ratio(items) == pytest.approx(expected.las)
+        assert sum(d for _, d in items) == expected.words
+    labels = [rng.choice("abc") for _ in range(50)]
+    guessed = [rng.choice("abc") for _ in range(50)]
+    assert ratio(accuracy_items(labels, guessed)) == pytest.approx(accuracy(labels, guessed))
+    assert ratio(tag_accuracy_items(gold, predicted)) == pytest.approx(
+        tag_accuracy(gold, predicted)
+    )
+    assert ratio([]) == 0.0 and ratio([(0, 0)]) == 0.0
+
+
+def test_test_items_file_round_trips_and_names_what_is_wrong(tmp_path):
+    path = tmp_path / "test_items.json"
+    write_test_items(path, "span_f1", {"fr": [(2, 3), (0, 1)], "en": [(1, 1)]})
+    assert read_test_items(path) == {"en": [(1, 1)], "fr": [(2, 3), (0, 1)]}
+    assert len(path.read_text().splitlines()) == 4  # a line per language, not per number
+    path.write_text('{"metric": "las", "test": {"fr": [[1, 2], [3, 2]]}}')
+    with pytest.raises(ValueError, match=r"test_items.json: test item 2 of 'fr' is \[3, 2\]"):
+        read_test_items(path)
+    path.write_text('{"metric": "las", "test": {"fr": [[1, 2],')
+    with pytest.raises(ValueError, match=r"test_items\.json:1: not valid JSON.*rerun"):
+        read_test_items(path)
+    with pytest.raises(FileNotFoundError, match=r"missing\.json.*rerun the run's fine-tuning job"):
+        read_test_items(tmp_path / "missing.json")

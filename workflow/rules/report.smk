@@ -28,6 +28,8 @@ rule table1:
             subcategory="Table 1",
             labels={"artefact": "Table 1", "format": "LaTeX"},
         ),
+        # Its cells on bootstrap resamples of the test sets, for the claims check.
+        resamples=f"{R}/tables/table1_resamples.csv",
     log:
         f"{R}/logs/report/table1.log",
     conda:
@@ -40,6 +42,8 @@ rule table1:
         tasks=TASKS,
         schemes=config["vocab"]["schemes"],
         study=config["study"],
+        resamples=config["report"]["resamples"],
+        seed=config["seed"],
     script:
         "../scripts/table1.py"
 

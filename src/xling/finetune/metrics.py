@@ -73,6 +73,23 @@ class PRF:
     f1: float
 
 
+def _span_counts(
+    gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]
+) -> list[tuple[int, int, int]]:
+    """Per sentence: (true positives, gold spans, predicted spans), both sides repaired first."""
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")
+    counts = []
+    for index, (gold_tags, pred_tags) in enumerate(zip(gold, predicted, strict=True)):
+        if len(gold_tags) != len(pred_tags):
+            raise ValueError(
+                f"sentence {index}: {len(gold_tags)} gold tags but {len(pred_tags)} predicted"
+            )
+        gold_spans, pred_spans = bio_spans(gold_tags), bio_spans(pred_tags)
+        counts.append((len(gold_spans & pred_spans), len(gold_spans), len(pred_spans)))
+    return counts
+
+
 def span_prf(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> PRF:
     """Micro precision/recall/F1 over exact span matches, both sides repaired first.
 
@@ -80,18 +97,10 @@ def span_prf(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) 
     from seqeval's and conlleval's handling of invalid sequences; after the repair both agree (the
     tests check this against seqeval's strict IOB2 mode). F1 is 0 when there is no span at all.
     """
-    if len(gold) != len(predicted):
-        raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")
-    true_pos = n_gold = n_pred = 0
-    for index, (gold_tags, pred_tags) in enumerate(zip(gold, predicted, strict=True)):
-        if len(gold_tags) != len(pred_tags):
-            raise ValueError(
-                f"sentence {index}: {len(gold_tags)} gold tags but {len(pred_tags)} predicted"
-            )
-        gold_spans, pred_spans = bio_spans(gold_tags), bio_spans(pred_tags)
-        true_pos += len(gold_spans & pred_spans)
-        n_gold += len(gold_spans)
-        n_pred += len(pred_spans)
+    counts = _span_counts(gold, predicted)
+    true_pos = sum(c[0] for c in counts)
+    n_gold = sum(c[1] for c in counts)
+    n_pred = sum(c[2] for c in counts)
     precision = true_pos / n_pred if n_pred else 0.0
     recall = true_pos / n_gold if n_gold else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -126,6 +135,21 @@ def attachment_scores(
     word is scored, punctuation included, as in CoNLL 2018; ``exclude_punct`` drops words whose gold
     UPOS is PUNCT or SYM (the authors' crosslingual-nlp convention) and needs ``gold_upos``.
     """
+    counts = _attachment_counts(
+        gold_heads, gold_deprels, pred_heads, pred_deprels, gold_upos, exclude_punct
+    )
+    words = sum(c[0] for c in counts)
+    head_hits = sum(c[1] for c in counts)
+    label_hits = sum(c[2] for c in counts)
+    if not words:
+        return AttachmentScores(0.0, 0.0, 0)
+    return AttachmentScores(head_hits / words, label_hits / words, words)
+
+
+def _attachment_counts(
+    gold_heads, gold_deprels, pred_heads, pred_deprels, gold_upos, exclude_punct
+) -> list[tuple[int, int, int]]:
+    """Per sentence: (scored words, right heads, right heads with the right relation)."""
     if exclude_punct and gold_upos is None:
         raise ValueError("exclude_punct needs gold_upos")
     sizes = {len(gold_heads), len(gold_deprels), len(pred_heads), len(pred_deprels)}
@@ -133,12 +157,13 @@ def attachment_scores(
         sizes.add(len(gold_upos))
     if len(sizes) != 1:
         raise ValueError(f"gold and predicted sentence counts differ: {sorted(sizes)}")
-    words = head_hits = label_hits = 0
+    counts = []
     for index in range(len(gold_heads)):
         lengths = {len(gold_heads[index]), len(gold_deprels[index])}
         lengths |= {len(pred_heads[index]), len(pred_deprels[index])}
         if len(lengths) != 1:
             raise ValueError(f"sentence {index}: gold and predicted word counts differ")
+        words = head_hits = label_hits = 0
         for j, gold_head in enumerate(gold_heads[index]):
             if exclude_punct and gold_upos[index][j] in PUNCT_UPOS:
                 continue
@@ -147,9 +172,8 @@ def attachment_scores(
                 head_hits += 1
                 gold_rel = universal_relation(gold_deprels[index][j])
                 label_hits += universal_relation(pred_deprels[index][j]) == gold_rel
-    if not words:
-        return AttachmentScores(0.0, 0.0, 0)
-    return AttachmentScores(head_hits / words, label_hits / words, words)
+        counts.append((words, head_hits, label_hits))
+    return counts
 
 
 def accuracy(gold: Sequence, predicted: Sequence) -> float:
@@ -167,14 +191,74 @@ def tag_accuracy(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str
 
     Each word counts once, whatever the number of its subwords: tags are per word.
     """
+    counts = _tag_counts(gold, predicted)
+    words = sum(c[1] for c in counts)
+    return sum(c[0] for c in counts) / words if words else 0.0
+
+
+def _tag_counts(
+    gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]
+) -> list[tuple[int, int]]:
+    """Per sentence: (right tags, words)."""
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones")
-    words = hits = 0
+    counts = []
     for index, (gold_tags, pred_tags) in enumerate(zip(gold, predicted, strict=True)):
         if len(gold_tags) != len(pred_tags):
             raise ValueError(
                 f"sentence {index}: {len(gold_tags)} gold tags but {len(pred_tags)} predicted"
             )
-        words += len(gold_tags)
-        hits += sum(g == p for g, p in zip(gold_tags, pred_tags, strict=True))
-    return hits / words if words else 0.0
+        counts.append(
+            (sum(g == p for g, p in zip(gold_tags, pred_tags, strict=True)), len(gold_tags))
+        )
+    return counts
+
+
+# --------------------------------------------------------------------------- per test item
+# Every score above is a ratio of sums over the test items (sentences; XNLI pairs): F1 is
+# 2 tp / (gold spans + predicted spans), LAS and accuracy are hits / words. Each item's numerator
+# and denominator are enough to rescore any resample of the test set without the predictions,
+# which is how the claims check measures how much a score owes to the particular test sentences
+# (xling.report.resamples).
+ItemCounts = list[tuple[int, int]]
+
+
+def ratio(items: ItemCounts) -> float:
+    """The score of a set of items: sum of numerators over sum of denominators (0 if none)."""
+    denominator = sum(d for _, d in items)
+    return sum(n for n, _ in items) / denominator if denominator else 0.0
+
+
+def span_f1_items(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> ItemCounts:
+    """Per sentence (2 x true positives, gold + predicted spans): their ratio is :func:`span_f1`."""
+    return [(2 * tp, n_gold + n_pred) for tp, n_gold, n_pred in _span_counts(gold, predicted)]
+
+
+def las_items(
+    gold_heads: Sequence[Sequence[int]],
+    gold_deprels: Sequence[Sequence[str]],
+    pred_heads: Sequence[Sequence[int]],
+    pred_deprels: Sequence[Sequence[str]],
+    gold_upos: Sequence[Sequence[str]] | None = None,
+    *,
+    exclude_punct: bool = False,
+) -> ItemCounts:
+    """Per sentence (LAS hits, scored words): their ratio is :func:`attachment_scores`' LAS."""
+    counts = _attachment_counts(
+        gold_heads, gold_deprels, pred_heads, pred_deprels, gold_upos, exclude_punct
+    )
+    return [(label_hits, words) for words, _, label_hits in counts]
+
+
+def accuracy_items(gold: Sequence, predicted: Sequence) -> ItemCounts:
+    """Per item (1 if right, 1): their ratio is :func:`accuracy`."""
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold labels but {len(predicted)} predictions")
+    return [(int(g == p), 1) for g, p in zip(gold, predicted, strict=True)]
+
+
+def tag_accuracy_items(
+    gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]
+) -> ItemCounts:
+    """Per sentence (right tags, words): their ratio is :func:`tag_accuracy`."""
+    return _tag_counts(gold, predicted)

@@ -26,6 +26,8 @@ from xling.fileio import file_stamp
 from xling.finetune import checkpoint
 from xling.finetune.encoding import Tokenizer
 from xling.finetune.grid import hp_id, normalize_hp
+from xling.finetune.items import TEST_ITEMS, write_test_items
+from xling.finetune.metrics import ItemCounts, ratio
 from xling.finetune.settings import FinetuneSettings
 from xling.finetune.tasks import Task, TaskModel, make_task
 from xling.finetune.training import (
@@ -83,11 +85,13 @@ class Encoded:
 
 @dataclass
 class Evaluation:
-    """The selected epoch's scores on dev and test per language, and its test predictions."""
+    """The selected epoch's scores on dev and test per language, its test predictions, and each
+    test example's numerator and denominator of the score (``Task.item_counts``)."""
 
     dev: dict[str, float]
     test: dict[str, float]
     test_predictions: dict[str, list]
+    test_items: dict[str, ItemCounts] = field(default_factory=dict)
 
 
 def freeze_language_specific(encoder: Encoder) -> list[str]:
@@ -420,8 +424,10 @@ def evaluate_all(
     }
     evaluation = Evaluation(dev=dev, test={}, test_predictions={})
     for lang, split in encoded.test.items():
-        score, predictions = evaluate_split(spec, model, split, batch_size, device)
-        evaluation.test[lang], evaluation.test_predictions[lang] = score, predictions
+        predictions = predict(spec, model, split.items, split.lang, batch_size, device)
+        items = spec.item_counts(split.examples, predictions)
+        evaluation.test[lang], evaluation.test_predictions[lang] = ratio(items), predictions
+        evaluation.test_items[lang] = items
     return evaluation
 
 
@@ -429,10 +435,12 @@ def evaluate_all(
 def write_outputs(
     spec: Task, encoded: Encoded, evaluation: Evaluation, metrics: dict, out_dir: Path
 ) -> None:
-    """Test predictions, then metrics.json (the job's declared output) last, each atomically."""
+    """Test predictions, the test items' score counts (:func:`write_test_items`), then
+    metrics.json (the job's declared output) last, each atomically."""
     for lang, split in encoded.test.items():
         path = out_dir / f"predictions.{lang}.{spec.prediction_extension}"
         spec.write_predictions(path, lang, split.examples, evaluation.test_predictions[lang])
+    write_test_items(out_dir / TEST_ITEMS, spec.metric, evaluation.test_items)
     write_json(out_dir / "metrics.json", metrics)
 
 

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from xling.finetune.encoding import Tokenizer
+from xling.finetune.metrics import ItemCounts, ratio
 from xling.model.interface import Encoder
 
 
@@ -88,8 +89,13 @@ class Task(ABC):
 
     # ---------------------------------------------------------------- evaluation and output
     @abstractmethod
+    def item_counts(self, examples: Sequence, predictions: Sequence) -> ItemCounts:
+        """Per example, the numerator and denominator of the task metric (xling.finetune.metrics:
+        the metric is the ratio of their sums)."""
+
     def score(self, examples: Sequence, predictions: Sequence) -> float:
         """The task metric, a fraction in [0, 1]."""
+        return ratio(self.item_counts(examples, predictions))
 
     @abstractmethod
     def write_predictions(

@@ -10,7 +10,7 @@ import torch
 from xling.contracts.ner import TaggedSentence, read_ner, write_ner_predictions
 from xling.errors import DataFormatError
 from xling.finetune.encoding import Tokenizer
-from xling.finetune.metrics import OUTSIDE, repair_bio, span_f1
+from xling.finetune.metrics import OUTSIDE, ItemCounts, repair_bio, span_f1_items
 from xling.finetune.tasks.base import TaskModel
 from xling.finetune.tasks.tagging import WordTaggingTask
 
@@ -61,8 +61,10 @@ class NerTask(WordTaggingTask):
     ) -> list[list[str]]:
         return [repair_bio(tags) for tags in self.predicted_tags(model, batch, lang)]
 
-    def score(self, examples: Sequence[TaggedSentence], predictions: Sequence[list[str]]) -> float:
-        return span_f1([s.tags for s in examples], predictions)
+    def item_counts(
+        self, examples: Sequence[TaggedSentence], predictions: Sequence[list[str]]
+    ) -> ItemCounts:
+        return span_f1_items([s.tags for s in examples], predictions)
 
     def write_predictions(
         self,

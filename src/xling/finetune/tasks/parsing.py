@@ -17,7 +17,7 @@ from xling.contracts.conllu import (
 )
 from xling.finetune.encoding import Tokenizer, encode_words, pad
 from xling.finetune.heads import BiaffineParser, parser_loss
-from xling.finetune.metrics import attachment_scores
+from xling.finetune.metrics import ItemCounts, las_items
 from xling.finetune.mst import decode_trees
 from xling.finetune.tasks.base import Task, TaskModel
 
@@ -128,17 +128,17 @@ class ParsingTask(Task):
             predictions.append((sent_heads, sent_rels))
         return predictions
 
-    def score(
+    def item_counts(
         self, examples: Sequence[ParsedSentence], predictions: Sequence[tuple[list[int], list[str]]]
-    ) -> float:
-        return attachment_scores(
+    ) -> ItemCounts:
+        return las_items(
             [s.heads for s in examples],
             [s.deprels for s in examples],
             [p[0] for p in predictions],
             [p[1] for p in predictions],
             [s.upos for s in examples],
             exclude_punct=self.exclude_punct,
-        ).las
+        )
 
     def write_predictions(
         self,

@@ -15,7 +15,7 @@ from xling.contracts.conllu import (
     write_upos_predictions,
 )
 from xling.finetune.encoding import Tokenizer
-from xling.finetune.metrics import tag_accuracy
+from xling.finetune.metrics import ItemCounts, tag_accuracy_items
 from xling.finetune.tasks.base import TaskModel
 from xling.finetune.tasks.tagging import WordTaggingTask
 
@@ -55,8 +55,10 @@ class PosTask(WordTaggingTask):
     ) -> list[list[str]]:
         return self.predicted_tags(model, batch, lang)
 
-    def score(self, examples: Sequence[ParsedSentence], predictions: Sequence[list[str]]) -> float:
-        return tag_accuracy([s.upos for s in examples], predictions)
+    def item_counts(
+        self, examples: Sequence[ParsedSentence], predictions: Sequence[list[str]]
+    ) -> ItemCounts:
+        return tag_accuracy_items([s.upos for s in examples], predictions)
 
     def write_predictions(
         self,

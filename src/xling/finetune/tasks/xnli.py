@@ -20,7 +20,7 @@ from xling.contracts.xnli import (
 )
 from xling.finetune.encoding import Tokenizer, encode_pair, pad, sentence_start_id
 from xling.finetune.heads import SequenceClassifier
-from xling.finetune.metrics import accuracy
+from xling.finetune.metrics import ItemCounts, accuracy_items
 from xling.finetune.tasks.base import Task, TaskModel
 
 
@@ -83,8 +83,8 @@ class XnliTask(Task):
         logits = model.head(model.encode(batch, lang))
         return [self.labels[i] for i in logits.argmax(-1).cpu().tolist()]
 
-    def score(self, examples: Sequence[NliPair], predictions: Sequence[str]) -> float:
-        return accuracy([pair.label for pair in examples], predictions)
+    def item_counts(self, examples: Sequence[NliPair], predictions: Sequence[str]) -> ItemCounts:
+        return accuracy_items([pair.label for pair in examples], predictions)
 
     def write_predictions(
         self, path: str | Path, lang: str, examples: Sequence[NliPair], predictions: Sequence[str]

@@ -21,6 +21,7 @@ MULLER = "Muller et al. 2021"
 # name -> (path under results/<study>/, the part of the study that writes it)
 INPUTS = {
     "table1": ("tables/table1.csv", "table1"),
+    "table1_resamples": ("tables/table1_resamples.csv", "table1"),
     "wu_figure4": ("figures/wu_figure4.csv", "section5"),
     "wu_figure5": ("figures/wu_figure5.csv", "section5"),
     "wu_figure6": ("figures/wu_figure6.csv", "section5"),
@@ -30,6 +31,13 @@ INPUTS = {
     "muller_scores": ("muller/scores.csv", "muller"),
     "muller_similarity": ("muller/similarity.csv", "muller"),
 }
+
+
+# An input -> the input holding it on bootstrap resamples of the test sets (xling.report.resamples).
+RESAMPLED = {"table1": "table1_resamples"}
+# A claim over resampled inputs is supported only where it holds in this share of the resamples
+# too: the one-standard-deviation level (P(Z > -1) = 0.84) of the rule for several seeds below.
+RESAMPLE_SUPPORT = 0.84
 
 
 def input_paths(results: str | Path, parts: Iterable[str]) -> dict[str, str]:
@@ -121,9 +129,30 @@ class Run:
 
     tables: dict[str, pd.DataFrame | None]
     english_prime: str = "enp"
+    _replicates: dict[str, list[pd.DataFrame]] = field(default_factory=dict, repr=False)
 
     def get(self, name: str) -> pd.DataFrame | None:
         return self.tables.get(name)
+
+    def resampled(self, needs: Iterable[str]) -> list[Run]:
+        """This run once per bootstrap resample of the test sets behind ``needs`` (each input
+        with resamples replaced by one resample of it); empty when none of them has resamples."""
+        from xling.report.resamples import split_replicates
+
+        replaced = {}
+        for name in needs:
+            if name in RESAMPLED:
+                if name not in self._replicates:
+                    self._replicates[name] = split_replicates(self.get(RESAMPLED[name]))
+                if self._replicates[name]:
+                    replaced[name] = self._replicates[name]
+        if not replaced:
+            return []
+        count = min(len(frames) for frames in replaced.values())
+        return [
+            Run({**self.tables, **{n: f[i] for n, f in replaced.items()}}, self.english_prime)
+            for i in range(count)
+        ]
 
     @classmethod
     def load(cls, paths: Mapping[str, str | Path | None], english_prime: str = "enp") -> Run:
@@ -200,5 +229,26 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
         return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason=str(error))
     if evidence.conditions == 0:
         return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason="nothing to compare")
-    verdict = NOT_SUPPORTED if evidence.failed else SUPPORTED
-    return Verdict(claim, verdict, evidence.numbers, failed=tuple(evidence.failed))
+    failed = list(evidence.failed)
+    resamples = run.resampled(claim.needs)
+    if resamples:
+        share = sum(_holds(claim, resample) for resample in resamples) / len(resamples)
+        evidence.record(
+            f"share of {len(resamples)} resamples of the test sets where it holds", share
+        )
+        if not failed and share < RESAMPLE_SUPPORT:
+            failed.append(
+                f"holds in {share:.0%} of {len(resamples)} resamples of the test sets, fewer "
+                f"than {RESAMPLE_SUPPORT:.0%}: within the luck of the test sentences"
+            )
+    verdict = NOT_SUPPORTED if failed else SUPPORTED
+    return Verdict(claim, verdict, evidence.numbers, failed=tuple(failed))
+
+
+def _holds(claim: Claim, run: Run) -> bool:
+    evidence = Evidence()
+    try:
+        claim.check(claim, run, evidence)
+    except NotComputed:
+        return False
+    return evidence.conditions > 0 and not evidence.failed

@@ -1,0 +1,68 @@
+"""``test_items.json``: each test example's share of a run's test score, beside its metrics.json.
+
+Every task score is a ratio of sums over test examples (``xling.finetune.metrics``), so a run
+keeps, per test language, one ``[numerator, denominator]`` pair per example, in the test file's
+order: e.g. ``[2, 3]`` for a sentence with one right entity among one gold and two predicted spans
+(F1 = 2 tp / (gold + predicted)). Rescoring any resample of the test set from these pairs needs
+no model and no predictions file; the claims check uses it to tell a difference between two rows
+of Table 1 from the luck of the test sentences (``xling.report.resamples``). Torch-free.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from xling.atomic import atomic_open
+from xling.finetune.metrics import ItemCounts
+
+TEST_ITEMS = "test_items.json"
+
+
+def write_test_items(path: str | Path, metric: str, items: Mapping[str, ItemCounts]) -> None:
+    """One line per language (a few kB each, where indented JSON would take a line per number)."""
+    lines = [
+        json.dumps(lang) + ": " + json.dumps([list(c) for c in counts])
+        for lang, counts in sorted(items.items())
+    ]
+    with atomic_open(path) as handle:
+        handle.write('{"metric": ' + json.dumps(metric) + ', "test": {\n')
+        handle.write(",\n".join(lines))
+        handle.write("\n}}\n")
+
+
+def read_test_items(path: str | Path) -> dict[str, ItemCounts]:
+    """Language -> per-example ``(numerator, denominator)``; errors name the file and the fix."""
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{path}: no test item counts; fine-tuning runs older than this file format lack them: "
+            "rerun the run's fine-tuning job"
+        ) from None
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"{path}:{error.lineno}: not valid JSON ({error.msg}); rerun its fine-tuning job"
+        ) from None
+    test = document.get("test") if isinstance(document, dict) else None
+    if not isinstance(test, dict):
+        raise ValueError(f"{path}: no 'test' object of languages; rerun its fine-tuning job")
+    items = {}
+    for lang, counts in test.items():
+        pairs = []
+        for index, pair in enumerate(counts):
+            if (
+                not isinstance(pair, list)
+                or len(pair) != 2
+                or not all(isinstance(x, int | float) and x >= 0 for x in pair)
+                or pair[0] > pair[1]  # 2 tp <= gold + predicted spans; hits <= words
+            ):
+                raise ValueError(
+                    f"{path}: test item {index + 1} of {lang!r} is {pair!r}, not a pair of "
+                    "counts 0 <= numerator <= denominator; rerun its fine-tuning job"
+                )
+            pairs.append((pair[0], pair[1]))
+        items[lang] = pairs
+    return items

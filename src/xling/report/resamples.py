@@ -1,0 +1,105 @@
+"""Table 1 rescored on bootstrap resamples of its test sets: how much a difference between two
+rows owes to the particular test sentences.
+
+Two models tested on one test set differ by their skill and by which sentences happen to be in
+it; with one seed, the point estimates alone cannot tell the two apart (a 600-pair XNLI test set
+near chance moves an accuracy by about 2 points). Each resample draws the examples of every test
+set with replacement, the *same* draw for every row that reads that test set (a paired bootstrap:
+Koehn 2004; Dror et al. 2018), and rescores each cell from its runs' per-example counts
+(``xling.finetune.items``), so that the claims check can ask how often a comparison holds
+(``xling.report.claims``). Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from xling.finetune.metrics import ItemCounts
+from xling.report.table1 import KEY, score_column, target_columns
+
+REPLICATE = "replicate"
+
+
+def _counts(items: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
+    array = np.asarray(items, dtype=np.float64).reshape(-1, 2)
+    return array[:, 0], array[:, 1]
+
+
+def resampled_scores(runs: Sequence[ItemCounts], draws: np.ndarray) -> np.ndarray:
+    """The mean over ``runs`` (the best grid points of one cell) of each run's score on each row
+    of ``draws`` (replicates x examples, indices into the test set), as a fraction."""
+    scores = np.zeros(len(draws))
+    for items in runs:
+        numerators, denominators = _counts(items)
+        top, bottom = numerators[draws].sum(axis=1), denominators[draws].sum(axis=1)
+        scores += np.divide(top, bottom, out=np.zeros_like(top), where=bottom > 0)
+    return scores / len(runs)
+
+
+def table1_resamples(
+    cells: Sequence[Mapping[str, str]],
+    runs: Sequence[Sequence[ItemCounts]],
+    pairs: Sequence[str],
+    replicates: int,
+    seed: int,
+) -> pd.DataFrame:
+    """Table 1's score cells (x 100) on ``replicates`` resamples of the test sets.
+
+    ``cells[i]`` names a cell (variant, pair, task, target); ``runs[i]`` holds, per grid point
+    averaged in that cell, its per-example counts on the target's test set. Cells of one task and
+    target read one test set and share each draw. Returns one row per (replicate, variant) with
+    the columns of ``tables/table1.csv`` that hold target scores (no averages, no paper numbers).
+    """
+    if replicates < 1:
+        raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
+    labels = dict(target_columns(pairs))
+    rng = np.random.default_rng(seed)
+    draws: dict[tuple[str, str], np.ndarray] = {}
+    sizes: dict[tuple[str, str], tuple[int, str]] = {}
+    columns: dict[tuple[str, str], np.ndarray] = {}
+    for cell, cell_runs in zip(cells, runs, strict=True):
+        name = f"{cell['variant']} {cell['pair']} {cell['task']}"
+        if not cell_runs:
+            raise ValueError(f"Table 1 cell {name}: no fine-tuning run to resample")
+        test_set = (cell["task"], cell["target"])
+        for items in cell_runs:
+            n = len(items)
+            if n == 0:
+                raise ValueError(f"Table 1 cell {name}: its {cell['target']} test set is empty")
+            known = sizes.setdefault(test_set, (n, name))
+            if known[0] != n:
+                raise ValueError(
+                    f"Table 1 cells {known[1]} and {name} read the {cell['task']} "
+                    f"{cell['target']} test set with {known[0]} and {n} examples; they must "
+                    "score one test file: rerun the fine-tuning of the older one"
+                )
+        if test_set not in draws:
+            draws[test_set] = rng.integers(
+                0, sizes[test_set][0], size=(replicates, sizes[test_set][0])
+            )
+        column = score_column(cell["task"], labels[cell["pair"]])
+        columns[(cell["variant"], column)] = 100.0 * resampled_scores(cell_runs, draws[test_set])
+    variants = list(dict.fromkeys(variant for variant, _ in columns))
+    names = list(dict.fromkeys(column for _, column in columns))
+    rows = []
+    for replicate in range(replicates):
+        for variant in variants:
+            row = {REPLICATE: replicate, KEY: variant}
+            for column in names:
+                values = columns.get((variant, column))
+                row[column] = None if values is None else round(float(values[replicate]), 6)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=[REPLICATE, KEY, *names])
+
+
+def split_replicates(frame: pd.DataFrame) -> list[pd.DataFrame]:
+    """One frame per replicate, without the replicate column, in replicate order."""
+    if frame is None or REPLICATE not in frame or frame.empty:
+        return []
+    return [
+        rows.drop(columns=REPLICATE).reset_index(drop=True)
+        for _, rows in frame.groupby(REPLICATE, sort=True)
+    ]

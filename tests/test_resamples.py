@@ -1,0 +1,129 @@
+"""Table 1 on bootstrap resamples of its test sets (xling.report.resamples) and what the claims
+check makes of them: paired draws, determinism, and verdicts that need more than luck."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xling.finetune.metrics import ratio
+from xling.report import claims
+from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
+from xling.report.resamples import REPLICATE, split_replicates, table1_resamples
+
+PAIRS = ["en-fr", "en-ru", "en-zh"]
+
+
+def accuracy_items(rng, n, p):
+    return [(int(rng.random() < p), 1) for _ in range(n)]
+
+
+def cells_and_runs(rng, skill, n=400):
+    """XNLI cells of two variants on each pair: Default with accuracy ``skill[pair]``."""
+    cells, runs = [], []
+    for pair in PAIRS:
+        for variant, p in (("default", skill[pair]), ("wiki_cc", skill[pair] - 0.01)):
+            cells.append({"variant": variant, "pair": pair, "task": "xnli", "target": pair[3:]})
+            runs.append([accuracy_items(rng, n, p)])
+    return cells, runs
+
+
+def test_resamples_are_paired_deterministic_and_centred_on_the_point_estimate():
+    rng = np.random.default_rng(0)
+    cells, runs = cells_and_runs(rng, {"en-fr": 0.6, "en-ru": 0.5, "en-zh": 0.4})
+    runs[1] = runs[0]  # two rows with the same predictions on one test set
+    frame = table1_resamples(cells, runs, PAIRS, 300, seed=7)
+    assert list(frame.columns) == [REPLICATE, "variant", "XNLI fr", "XNLI ru", "XNLI zh"]
+    assert len(frame) == 300 * 2
+    same = table1_resamples(cells, runs, PAIRS, 300, seed=7)
+    pd.testing.assert_frame_equal(frame, same)
+    assert not frame.equals(table1_resamples(cells, runs, PAIRS, 300, seed=8))
+    replicates = split_replicates(frame)
+    assert len(replicates) == 300 and replicates[0].columns[0] == "variant"
+    fr = frame.pivot(index=REPLICATE, columns="variant", values="XNLI fr")
+    # Paired: every row that reads a test set sees the same draw, so equal predictions stay equal.
+    assert (fr["default"] == fr["wiki_cc"]).all()
+    point = 100 * ratio(runs[0][0])
+    assert fr["default"].mean() == pytest.approx(point, abs=0.5)
+    binomial = 100 * np.sqrt(point / 100 * (1 - point / 100) / 400)
+    assert fr["default"].std() == pytest.approx(binomial, rel=0.2)
+
+
+def test_a_cell_averaging_two_grid_points_resamples_both_with_one_draw():
+    cells = [{"variant": "default", "pair": "en-fr", "task": "ner", "target": "fr"}]
+    runs = [[[(2, 2), (0, 2)], [(0, 2), (2, 2)]]]  # F1 1 / 0 and 0 / 1 on the two sentences
+    frame = table1_resamples(cells, runs, PAIRS, 50, seed=1)
+    # Whatever the draw, the two runs' scores add up to 1: their mean is always 50.
+    assert np.allclose(frame["NER fr"], 50.0)
+
+
+def test_bad_cells_are_refused_with_their_names():
+    cells = [
+        {"variant": "default", "pair": "en-fr", "task": "xnli", "target": "fr"},
+        {"variant": "sep_emb", "pair": "en-fr", "task": "xnli", "target": "fr"},
+    ]
+    with pytest.raises(ValueError, match=r"default en-fr xnli and sep_emb en-fr xnli.*300 and 200"):
+        table1_resamples(cells, [[[(1, 1)] * 300], [[(1, 1)] * 200]], PAIRS, 10, seed=1)
+    with pytest.raises(ValueError, match="sep_emb en-fr xnli: no fine-tuning run"):
+        table1_resamples(cells, [[[(1, 1)] * 3], []], PAIRS, 10, seed=1)
+    with pytest.raises(ValueError, match=r"report\.resamples must be at least 1"):
+        table1_resamples(cells, [[[(1, 1)]], [[(1, 1)]]], PAIRS, 0, seed=1)
+
+
+def domain_run(gap, n, seed=0):
+    """Table 1 with Default and Wiki-CC on XNLI only (other tasks not computed): Wiki-CC below
+    Default by ``gap`` points in truth; the claim wu-4.1-domain allows a drop of 7 points."""
+    rng = np.random.default_rng(seed)
+    cells, runs = [], []
+    for pair in PAIRS:
+        base = rng.integers(0, 2, n)  # which examples Default gets right: accuracy about 0.5
+        for variant, flip in (("default", 0.0), ("wiki_cc", gap / 100 * 2)):
+            # Wiki-CC loses each right answer with probability 2 * gap / 100: about gap points.
+            right = base & (rng.random(n) >= flip)
+            cells.append({"variant": variant, "pair": pair, "task": "xnli", "target": pair[3:]})
+            runs.append([[(int(r), 1) for r in right]])
+    frame = table1_resamples(cells, runs, PAIRS, 200, seed=3)
+    point = {
+        (c["variant"], f"XNLI {c['target']}"): 100 * ratio(r[0])
+        for c, r in zip(cells, runs, strict=True)
+    }
+    table = pd.DataFrame(
+        [
+            {"variant": v, **{col: value for (var, col), value in point.items() if var == v}}
+            for v in ("default", "wiki_cc")
+        ]
+    )
+    return table, frame
+
+
+def claim(claim_id):
+    (found,) = [c for c in claims.CLAIMS if c.id == claim_id]
+    return found
+
+
+def test_a_claim_within_the_luck_of_the_test_sentences_is_not_supported():
+    # A drop of 6.9 points in truth, limit 7: the point estimate may pass, the resamples say it
+    # holds about half the time.
+    table, frame = domain_run(gap=6.9, n=300)
+    alone = claims.evaluate_claim(claim("wu-4.1-domain"), Run({"table1": table}))
+    with_resamples = claims.evaluate_claim(
+        claim("wu-4.1-domain"), Run({"table1": table, "table1_resamples": frame})
+    )
+    share = with_resamples.numbers["share of 200 resamples of the test sets where it holds"]
+    assert 0.1 < share < 0.84
+    assert with_resamples.verdict == NOT_SUPPORTED
+    if alone.verdict == SUPPORTED:
+        assert any("resamples of the test sets" in f for f in with_resamples.failed)
+
+
+def test_a_clear_effect_stays_supported_and_no_resamples_change_nothing():
+    table, frame = domain_run(gap=0.0, n=2000)
+    run = Run({"table1": table, "table1_resamples": frame})
+    verdict = claims.evaluate_claim(claim("wu-4.1-domain"), run)
+    assert verdict.verdict == SUPPORTED
+    assert verdict.numbers["share of 200 resamples of the test sets where it holds"] == 1.0
+    empty = pd.DataFrame(columns=[REPLICATE, "variant"])
+    for resamples in (None, empty):
+        plain = claims.evaluate_claim(
+            claim("wu-4.1-domain"), Run({"table1": table, "table1_resamples": resamples})
+        )
+        assert plain.verdict == SUPPORTED and not any("share" in k for k in plain.numbers)
