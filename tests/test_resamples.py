@@ -127,3 +127,14 @@ def test_a_clear_effect_stays_supported_and_no_resamples_change_nothing():
             claim("wu-4.1-domain"), Run({"table1": table, "table1_resamples": resamples})
         )
         assert plain.verdict == SUPPORTED and not any("share" in k for k in plain.numbers)
+
+
+def test_a_test_sets_draws_do_not_depend_on_the_other_cells():
+    rng = np.random.default_rng(2)
+    cells, runs = cells_and_runs(rng, {"en-fr": 0.6, "en-ru": 0.5, "en-zh": 0.4})
+    everything = table1_resamples(cells, runs, PAIRS, 40, seed=5)
+    reordered = table1_resamples(cells[::-1], runs[::-1], PAIRS, 40, seed=5)
+    only_ru = table1_resamples(cells[2:4], runs[2:4], PAIRS, 40, seed=5)
+    for frame in (reordered, only_ru):
+        merged = everything.merge(frame, on=[REPLICATE, "variant"], suffixes=("", " other"))
+        assert np.allclose(merged["XNLI ru"], merged["XNLI ru other"])

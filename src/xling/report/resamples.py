@@ -12,6 +12,7 @@ Koehn 2004; Dror et al. 2018), and rescores each cell from its runs' per-example
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -26,6 +27,13 @@ REPLICATE = "replicate"
 def _counts(items: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
     array = np.asarray(items, dtype=np.float64).reshape(-1, 2)
     return array[:, 0], array[:, 1]
+
+
+def _draws(seed: int, test_set: tuple[str, str], replicates: int, size: int) -> np.ndarray:
+    """The resamples of one test set: a function of the seed and the test set alone, so adding a
+    row, a pair or a task to the study leaves every other test set's draws as they were."""
+    stream = zlib.crc32(" ".join(test_set).encode("utf-8"))
+    return np.random.default_rng([seed, stream]).integers(0, size, size=(replicates, size))
 
 
 def resampled_scores(runs: Sequence[ItemCounts], draws: np.ndarray) -> np.ndarray:
@@ -56,7 +64,6 @@ def table1_resamples(
     if replicates < 1:
         raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
     labels = dict(target_columns(pairs))
-    rng = np.random.default_rng(seed)
     draws: dict[tuple[str, str], np.ndarray] = {}
     sizes: dict[tuple[str, str], tuple[int, str]] = {}
     columns: dict[tuple[str, str], np.ndarray] = {}
@@ -77,9 +84,8 @@ def table1_resamples(
                     "score one test file: rerun the fine-tuning of the older one"
                 )
         if test_set not in draws:
-            draws[test_set] = rng.integers(
-                0, sizes[test_set][0], size=(replicates, sizes[test_set][0])
-            )
+            draws[test_set] = _draws(seed, test_set, replicates, sizes[test_set][0])
+
         column = score_column(cell["task"], labels[cell["pair"]])
         columns[(cell["variant"], column)] = 100.0 * resampled_scores(cell_runs, draws[test_set])
     variants = list(dict.fromkeys(variant for variant, _ in columns))
