@@ -1,6 +1,8 @@
 """Table 1 on bootstrap resamples of its test sets (xling.report.resamples) and what the claims
 check makes of them: paired draws, determinism, and verdicts that need more than luck."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -138,3 +140,24 @@ def test_a_test_sets_draws_do_not_depend_on_the_other_cells():
     for frame in (reordered, only_ru):
         merged = everything.merge(frame, on=[REPLICATE, "variant"], suffixes=("", " other"))
         assert np.allclose(merged["XNLI ru"], merged["XNLI ru other"])
+
+
+def test_agreement_of_two_runs_names_the_claims_that_differ(tmp_path, capsys):
+    from xling.report.agreement import main, read_verdicts
+
+    def write(name, verdicts):
+        path = tmp_path / f"{name}.json"
+        claims_list = [{"id": i, "verdict": v} for i, v in verdicts.items()]
+        path.write_text(json.dumps({"study": "demo", "claims": claims_list}))
+        return str(path)
+
+    a = write("a", {"x": SUPPORTED, "y": NOT_SUPPORTED, "z": SUPPORTED})
+    b = write("b", {"x": SUPPORTED, "y": SUPPORTED, "z": SUPPORTED})
+    assert main([a, b]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "y: not supported / supported"
+    assert out[1] == "same verdict in every run: 2 of 3 (67%)"
+    assert out[2].endswith("a.json: 2 of 3 supported")
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(ValueError, match=r"bad\.json: not a claims\.json"):
+        read_verdicts(tmp_path / "bad.json")

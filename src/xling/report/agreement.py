@@ -1,0 +1,61 @@
+"""How far the claims' verdicts of several runs agree (e.g. the demo with two seeds).
+
+``python -m xling.report.agreement results/demo/report/claims.json other/report/claims.json``
+prints one line per claim whose verdict differs between the runs, then how many claims have the
+same verdict in every run, and how many each run supports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def read_verdicts(path: str | Path) -> dict[str, str]:
+    """Claim id -> verdict of one ``claims.json``; errors name the file and what is wrong."""
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return {claim["id"]: claim["verdict"] for claim in document["claims"]}
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{path}: no such file; run the study's claims check first"
+        ) from None
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise ValueError(
+            f"{path}: not a claims.json written by xling.report.claims ({error!r})"
+        ) from None
+
+
+def agreement(runs: Sequence[dict[str, str]]) -> tuple[list[str], list[str]]:
+    """(claims with one verdict in every run, claims whose verdicts differ), in the first run's
+    order; a claim missing from a run counts as differing."""
+    same, differ = [], []
+    for claim in runs[0]:
+        verdicts = {run.get(claim) for run in runs}
+        (same if len(verdicts) == 1 else differ).append(claim)
+    return same, differ
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("claims", nargs="+", help="claims.json of each run (two or more)")
+    args = parser.parse_args(argv)
+    if len(args.claims) < 2:
+        parser.error("give the claims.json of at least two runs")
+    runs = [read_verdicts(path) for path in args.claims]
+    same, differ = agreement(runs)
+    for claim in differ:
+        print(f"{claim}: " + " / ".join(run.get(claim, "absent") for run in runs))
+    total = len(runs[0])
+    print(f"same verdict in every run: {len(same)} of {total} ({100 * len(same) / total:.0f}%)")
+    for path, run in zip(args.claims, runs, strict=True):
+        supported = sum(verdict == "supported" for verdict in run.values())
+        print(f"{path}: {supported} of {len(run)} supported")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
