@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xling.finetune.items import read_test_items
+
 REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.e2e
@@ -45,6 +47,16 @@ def test_table1_fills_the_cells_this_slice_computes(demo_run):
     markdown = (demo_run / "tables" / "table1.md").read_text()
     assert "| Default |" in markdown and "n/c (60.9)" in markdown
     assert (demo_run / "tables" / "table1.tex").read_text().startswith(r"\begin{table}")
+    # The same cell on the bootstrap resamples of its test set, rescored from the run's counts.
+    resamples = pd.read_csv(demo_run / "tables" / "table1_resamples.csv")
+    assert list(resamples.columns) == ["replicate", "variant", "NER fr"]
+    assert len(resamples) == 200 and resamples["replicate"].nunique() == 200
+    assert abs(resamples["NER fr"].mean() - ner) < 3 * resamples["NER fr"].std() / 200**0.5 + 0.5
+    assert 0 < resamples["NER fr"].std() < 10
+    runs = sorted((demo_run / "finetune/en-fr/default/ner").glob("*/test_items.json"))
+    assert len(runs) == 2  # the best two grid points, both resampled in the cell
+    for run in runs:  # a count pair per sentence of the test set
+        assert len(read_test_items(run)["fr"]) == 150
 
 
 def test_figure3_claims_and_the_html_report(demo_run):
