@@ -161,3 +161,23 @@ def test_agreement_of_two_runs_names_the_claims_that_differ(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError, match=r"bad\.json: not a claims\.json"):
         read_verdicts(tmp_path / "bad.json")
+
+
+def test_cell_runs_reads_the_selected_grid_points_counts_or_gives_none(tmp_path):
+    from xling.finetune.items import write_test_items
+    from xling.report.resamples import cell_runs
+
+    cells = [{"variant": "default", "pair": "en-fr", "task": "ner", "target": "fr"}]
+    task = tmp_path / "finetune/en-fr/default/ner"
+    task.mkdir(parents=True)
+    selected = task / "selected.json"
+    selected.write_text(json.dumps({"best_hp_ids": ["a", "b"], "test": {"fr": 0.5}}))
+    for hp, counts in (("a", [(2, 2)]), ("b", [(0, 2)]), ("unused", [(1, 1)])):
+        (task / hp).mkdir()
+        write_test_items(task / hp / "test_items.json", "span_f1", {"fr": counts, "en": [(1, 1)]})
+    assert cell_runs([selected], cells) == [[[(2, 2)], [(0, 2)]]]
+    (task / "b/test_items.json").unlink()  # a run fine-tuned before runs kept their counts
+    assert cell_runs([selected], cells) is None
+    write_test_items(task / "b/test_items.json", "span_f1", {"en": [(1, 1)]})
+    with pytest.raises(ValueError, match=r"b/test_items\.json: no fr test counts; rerun"):
+        cell_runs([selected], cells)

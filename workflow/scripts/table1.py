@@ -12,38 +12,27 @@ def main(smk):
     from pathlib import Path
 
     from xling.atomic import atomic_open
-    from xling.finetune.items import TEST_ITEMS, read_test_items
-    from xling.report.resamples import REPLICATE, table1_resamples
+    from xling.report.resamples import REPLICATE, cell_runs, table1_resamples
     from xling.report.table1 import KEY
 
-    scores, runs = {}, []
+    scores = {}
     for path, cell in zip(smk.input, smk.params.cells, strict=True):
         selected = json.loads(Path(path).read_text())
         scores[(cell["variant"], cell["pair"], cell["task"])] = selected["test"][cell["target"]]
-        # The runs averaged in the cell sit beside selected.json, one folder per grid point.
-        runs.append([Path(path).parent / hp / TEST_ITEMS for hp in selected["best_hp_ids"]])
     table = build_table1(
         smk.params.variants, smk.params.schemes, smk.params.pairs, scores, smk.params.study
     )
     write_compared(table, smk.output.csv, smk.output.md, smk.output.tex)
 
-    resamples = None
-    if smk.params.resamples:
-        try:
-            items = [
-                [read_test_items(p)[c["target"]] for p in ps]
-                for c, ps in zip(smk.params.cells, runs, strict=True)
-            ]
-        except FileNotFoundError as missing:
-            print(f"no resamples of the test sets: {missing}")
-        else:
-            resamples = table1_resamples(
-                smk.params.cells, items, smk.params.pairs, smk.params.resamples, smk.params.seed
-            )
+    runs = cell_runs(list(smk.input), smk.params.cells) if smk.params.resamples else None
     with atomic_open(smk.output.resamples) as handle:
-        if resamples is None:  # the claims check then compares point estimates only
+        if runs is None:  # the claims check then compares the point estimates only
+            print("no resamples of the test sets (report.resamples 0, or runs without counts)")
             handle.write(f"{REPLICATE},{KEY}\n")
         else:
+            resamples = table1_resamples(
+                smk.params.cells, runs, smk.params.pairs, smk.params.resamples, smk.params.seed
+            )
             resamples.to_csv(handle, index=False)
             print(f"{smk.params.resamples} resamples of the test sets")
 

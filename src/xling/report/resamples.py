@@ -12,12 +12,15 @@ Koehn 2004; Dror et al. 2018), and rescores each cell from its runs' per-example
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from xling.finetune.items import TEST_ITEMS, read_test_items
 from xling.finetune.metrics import ItemCounts
 from xling.report.table1 import KEY, score_column, target_columns
 
@@ -99,6 +102,32 @@ def table1_resamples(
                 row[column] = None if values is None else round(float(values[replicate]), 6)
             rows.append(row)
     return pd.DataFrame(rows, columns=[REPLICATE, KEY, *names])
+
+
+def cell_runs(
+    selected_paths: Sequence[str | Path], cells: Sequence[Mapping[str, str]]
+) -> list[list[ItemCounts]] | None:
+    """Per cell, the target's per-example counts of each grid point averaged in it: the runs
+    ``selected.json`` names, each in its folder beside it. None where a run has no
+    ``test_items.json`` (fine-tuned before runs kept them): the claims check then compares the
+    point estimates only, rather than making a study refit every grid point."""
+    runs = []
+    for path, cell in zip(selected_paths, cells, strict=True):
+        path = Path(path)
+        selected = json.loads(path.read_text(encoding="utf-8"))
+        items = []
+        for hp in selected["best_hp_ids"]:
+            counts = path.parent / hp / TEST_ITEMS
+            if not counts.is_file():
+                return None
+            by_lang = read_test_items(counts)
+            if cell["target"] not in by_lang:
+                raise ValueError(
+                    f"{counts}: no {cell['target']} test counts; rerun the run's fine-tuning job"
+                )
+            items.append(by_lang[cell["target"]])
+        runs.append(items)
+    return runs
 
 
 def split_replicates(frame: pd.DataFrame) -> list[pd.DataFrame]:
