@@ -226,6 +226,7 @@ def test_ner_job_identity_and_rotation(world_dir, models, tmp_path, monkeypatch)
         "predictions.fr_mono.txt",
         "predictions.identity.txt",
         "predictions.rotated.txt",
+        "test_items.json",  # each test set's per-sentence counts, as every fine-tuning run keeps
     ]
     assert not (tmp_path / "work").exists()
 

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.finetune.metrics import ItemCounts
+
+# Per test example, the numerator and denominator of a score (xling.finetune.metrics).
+ItemCounts = list[tuple[int, int]]
 
 TEST_ITEMS = "test_items.json"
 

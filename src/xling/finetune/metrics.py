@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xling.contracts.conllu import universal_relation
+from xling.finetune.items import ItemCounts
 
 OUTSIDE = "O"
 # Gold UPOS tags excluded from attachment scores when ``exclude_punct`` is set: the convention of
@@ -220,7 +221,6 @@ def _tag_counts(
 # and denominator are enough to rescore any resample of the test set without the predictions,
 # which is how the claims check measures how much a score owes to the particular test sentences
 # (xling.report.resamples).
-ItemCounts = list[tuple[int, int]]
 
 
 def ratio(items: ItemCounts) -> float:

@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xling.finetune.items import TEST_ITEMS, read_test_items
-from xling.finetune.metrics import ItemCounts
+from xling.finetune.items import TEST_ITEMS, ItemCounts, read_test_items
 from xling.report.table1 import KEY, score_column, target_columns
 
 REPLICATE = "replicate"
