@@ -222,13 +222,9 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
     missing = [name for name in claim.needs if run.get(name) is None]
     if missing:
         return Verdict(claim, NOT_COMPUTED, {}, reason=f"not computed by this run: {missing}")
-    evidence = Evidence()
-    try:
-        claim.check(claim, run, evidence)
-    except NotComputed as error:
-        return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason=str(error))
-    if evidence.conditions == 0:
-        return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason="nothing to compare")
+    evidence, not_computed = _check(claim, run)
+    if not_computed:
+        return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason=not_computed)
     failed = list(evidence.failed)
     resamples = run.resampled(claim.needs)
     if resamples:
@@ -245,10 +241,16 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
     return Verdict(claim, verdict, evidence.numbers, failed=tuple(failed))
 
 
-def _holds(claim: Claim, run: Run) -> bool:
+def _check(claim: Claim, run: Run) -> tuple[Evidence, str]:
+    """The claim's predicate on ``run``: its evidence, and why it is not computed ("" if it is)."""
     evidence = Evidence()
     try:
         claim.check(claim, run, evidence)
-    except NotComputed:
-        return False
-    return evidence.conditions > 0 and not evidence.failed
+    except NotComputed as error:
+        return evidence, str(error) or "not computed"
+    return evidence, "" if evidence.conditions else "nothing to compare"
+
+
+def _holds(claim: Claim, run: Run) -> bool:
+    evidence, not_computed = _check(claim, run)
+    return not not_computed and not evidence.failed
