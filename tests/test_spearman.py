@@ -1,5 +1,6 @@
 """The Spearman helper of Muller et al. Table 4 and Figure 3 (xling.analysis.spearman)."""
 
+import itertools
 import math
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from xling.analysis.spearman import (
+    EXACT_UP_TO,
     TooFewLanguages,
     cross_language_gap,
     gap_similarity_correlation,
@@ -16,18 +18,44 @@ from xling.analysis.spearman import (
 )
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_spearman_is_scipys_on_random_data_with_ties(seed):
+def _ties(seed, n):
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(3, 20))
     x = rng.integers(0, 4, size=n).astype(float)  # few values: many ties
     y = np.round(rng.normal(size=n), 1)
     if np.ptp(x) == 0:
         x[0] += 1
+    return x, y
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_spearman_is_scipys_on_random_data_with_ties(seed):
+    n = int(np.random.default_rng(seed).integers(3, 20))
+    x, y = _ties(seed, n)
     expected = spearmanr(x, y)
     rho, p_value = spearman(x, y)
     assert rho == pytest.approx(expected.statistic)
-    assert p_value == pytest.approx(expected.pvalue)
+    if n > EXACT_UP_TO:
+        assert p_value == pytest.approx(expected.pvalue)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_samples_get_the_exact_p_value_of_every_pairing(seed):
+    n = 6
+    x, y = _ties(seed, n)
+    rho, p_value = spearman(x, y)
+    # brute force: the share of the n! orders of y whose |rho| reaches the observed one
+    others = [spearmanr(x, np.array(order)).statistic for order in itertools.permutations(y)]
+    expected = np.mean([abs(r) >= abs(rho) - 1e-12 for r in others])
+    assert p_value == pytest.approx(expected)
+
+
+def test_a_perfect_order_of_four_is_not_significant():
+    # scipy's t approximation gives p = 0 here; the exact p of 4 languages is 2 / 4! = 0.083
+    assert spearmanr([1, 2, 3, 4], [4, 3, 2, 1]).pvalue < 0.05
+    rho, p_value = spearman([1, 2, 3, 4], [4, 3, 2, 1])
+    assert rho == pytest.approx(-1.0)
+    assert p_value == pytest.approx(2 / 24)
+    assert spearman([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])[1] == pytest.approx(2 / 120)
 
 
 def test_spearman_rejects_fewer_than_three_languages():
@@ -127,7 +155,7 @@ def test_layer_averaged_correlation_matches_scipy_per_kind():
         row = result[result["kind"] == kind].iloc[0]
         expected = spearmanr(gap, similarity)
         assert row["rho"] == pytest.approx(expected.statistic)
-        assert row["p_value"] == pytest.approx(expected.pvalue)
+        assert row["p_value"] == pytest.approx(spearman(gap, similarity)[1])  # exact at n = 4
         assert row["n"] == 4 and row["languages"] == "fr de ru zh"
 
 

@@ -509,7 +509,8 @@ def build_table4(
         f"Spearman ρ over target languages (source {source}) between the cross-lang gap (same-"
         "language minus target test score, Ref models, means over seeds) and the cross-lingual "
         f"similarity ({measure}, mean over seeds, averaged over all layers), with its two-sided "
-        "p-value (scipy.stats.spearmanr). The paper: 17 languages per task, no p-values.",
+        "p-value (exact up to 9 languages, scipy's t approximation above; "
+        "xling.analysis.spearman). The paper: 17 languages per task, no p-values.",
         "Languages per correlation: "
         + ("; ".join(counts) or "none")
         + "; fewer than 3 = n/c."

@@ -298,7 +298,7 @@ def layer_averaged_similarity(similarity: Similarity, model: str, task: str) -> 
 
 
 def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
-    from scipy.stats import spearmanr
+    from xling.analysis.spearman import spearman
 
     scores = Scores(run.get("muller_scores"))
     similarity = Similarity(run.get("muller_similarity"))
@@ -313,7 +313,7 @@ def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
             y = [gaps[k] for k in keys]
             if len(set(x)) < 2 or len(set(y)) < 2:
                 continue
-            rho, p = spearmanr(x, y)
+            rho, p = spearman(x, y)
             name = f"{task} {model}"
             evidence.record(f"{name}: Spearman rho (n={len(keys)})", rho)
             evidence.record(f"{name}: p", p)
