@@ -185,6 +185,9 @@ def test_translation_of_planted_pairs_is_near_perfect(planted):
     assert result["n_train_pairs_used"] == 500
     assert result["n_test_words"] == 200
     assert result["n_test_pairs_skipped"] == 2
+    # which test words it got right, in dictionary order: what the claims check resamples
+    assert list(result["hits"]) == [f"s{i}" for i in range(500, 700)]
+    assert sum(result["hits"].values()) / 200 == result["p_at_1"]
     unaligned = translation_p_at_1(  # pairs that are not translations: no map fits them
         source_words,
         source,

@@ -137,9 +137,17 @@ def test_section5_figures_and_their_tables(demo_run):
     assert sorted(similarity["encoder"].unique()) == ["bilingual", "monolingual", "random"]
     assert len(similarity) == 3 * 9 and similarity["cka"].between(0, 1).all()
     assert len(pd.read_csv(demo_run / "analysis/similarity/en-enp.csv")) == 3 * 9
-    words = pd.read_csv(demo_run / "analysis/words/en-fr.csv")
+    words = pd.read_csv(demo_run / "analysis/words/en-fr.csv", dtype={"hits": str})
     assert set(words["method"]) == {"embeddings", "fasttext", "contextual"}
     assert set(words["mapped"]) == {True, False}
+    # one hit mark per test word, its P@1 over the words it scored; resampled for the claims
+    assert words["hits"].str.len().nunique() == 1
+    scored = words["hits"].str.count("[yn]")
+    assert (scored == words["n_test_words"]).all()
+    assert np.allclose(words["hits"].str.count("y") / scored, words["p_at_1"])
+    resamples = pd.read_csv(demo_run / "figures/wu_figure4_resamples.csv")
+    assert len(resamples) == 200 * len(words) and resamples["replicate"].nunique() == 200
+    assert "hits" not in pd.read_csv(demo_run / "figures/wu_figure4.csv")
     retrieval = pd.read_csv(demo_run / "analysis/sentences/en-fr.csv")
     assert set(retrieval["direction"]) == {"en-fr", "fr-en"}
     # after Procrustes, sentence retrieval beats chance (1 in n_test) in some layer

@@ -10,7 +10,12 @@ import pytest
 from xling.finetune.metrics import ratio
 from xling.report import claims
 from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
-from xling.report.resamples import REPLICATE, split_replicates, table1_resamples
+from xling.report.resamples import (
+    REPLICATE,
+    figure4_resamples,
+    split_replicates,
+    table1_resamples,
+)
 
 PAIRS = ["en-fr", "en-ru", "en-zh"]
 
@@ -181,3 +186,96 @@ def test_cell_runs_reads_the_selected_grid_points_counts_or_gives_none(tmp_path)
     write_test_items(task / "b/test_items.json", "span_f1", {"en": [(1, 1)]})
     with pytest.raises(ValueError, match=r"b/test_items\.json: no fr test counts; rerun"):
         cell_runs([selected], cells)
+
+
+# --------------------------------------------------------------------------- Wu's Figure 4
+def words_table(rng, rows, n=80, vocabulary=60):
+    """A pair's ``analysis/words`` table: ``rows`` maps (method, layer, mapped) to a P@1; the first
+    ``vocabulary`` test words are in the vocabularies, the others not scored."""
+    records = []
+    for (method, layer, mapped), p in rows.items():
+        hits = "".join("y" if rng.random() < p else "n" for _ in range(vocabulary))
+        hits += "-" * (n - vocabulary)
+        p_at_1 = hits.count("y") / vocabulary
+        records.append(
+            {"method": method, "layer": layer, "mapped": mapped, "p_at_1": p_at_1,
+             "n_test_words": vocabulary, "hits": hits}
+        )  # fmt: skip
+    return pd.DataFrame(records)
+
+
+def test_figure4_resamples_draw_each_pairs_words_once_for_all_its_rows():
+    rng = np.random.default_rng(3)
+    rows = {("fasttext", None, True): 0.3, ("fasttext", None, False): 0.02}
+    rows |= {("contextual", layer, True): 0.1 for layer in range(3)}
+    table = words_table(rng, rows)
+    table.loc[4, ["hits", "p_at_1"]] = table.loc[3, ["hits", "p_at_1"]]  # two layers alike
+    frame = figure4_resamples({"en-fr": table, "en-de": words_table(rng, rows)}, 300, seed=5)
+    assert list(frame.columns) == [REPLICATE, "pair", "method", "layer", "mapped", "p_at_1"]
+    assert len(frame) == 300 * 2 * len(rows)
+    fr = frame[frame["pair"] == "en-fr"]
+    layer = {i: fr[(fr["layer"] == i)]["p_at_1"].to_numpy() for i in (1, 2)}
+    np.testing.assert_array_equal(layer[1], layer[2])  # one draw for every row of a pair
+    for (_, row), value in zip(table.iterrows(), table["p_at_1"], strict=True):
+        mask = (fr["method"] == row["method"]) & (fr["mapped"] == row["mapped"])
+        if not pd.isna(row["layer"]):
+            mask &= fr["layer"] == row["layer"]
+        drawn = fr[mask]["p_at_1"]
+        # centred on the row's P@1 over its 60 scored words, with the binomial spread
+        spread = (value * (1 - value) / 60) ** 0.5
+        assert abs(drawn.mean() - value) < 4 * spread / 300**0.5 + 1e-9
+        assert drawn.std() == pytest.approx(spread, rel=0.25, abs=1e-9)
+    again = figure4_resamples({"en-fr": table}, 300, seed=5)
+    np.testing.assert_array_equal(again["p_at_1"], fr["p_at_1"])  # independent of the other pair
+
+
+def test_figure4_resamples_score_only_the_words_a_row_scored():
+    table = pd.DataFrame(
+        [{"method": "embeddings", "layer": None, "mapped": True, "hits": "y---"},
+         {"method": "fasttext", "layer": None, "mapped": True, "hits": "yyyn"}]
+    )  # fmt: skip
+    frame = figure4_resamples({"en-fr": table}, 2000, seed=1)
+    embeddings = frame[frame["method"] == "embeddings"]["p_at_1"]
+    # its one scored word is right: P@1 is 1 where the draw holds it, and 0 where no scored
+    # word is drawn at all (the other three never count): 1 - (3/4)^4 of the resamples
+    assert set(embeddings) == {0.0, 1.0}
+    assert embeddings.mean() == pytest.approx(1 - 0.75**4, abs=0.04)
+    assert frame[frame["method"] == "fasttext"]["p_at_1"].mean() == pytest.approx(0.75, abs=0.02)
+
+
+def test_figure4_tables_without_or_with_bad_hits_are_named():
+    good = pd.DataFrame([{"method": "fasttext", "layer": None, "mapped": True, "hits": "yn"}])
+    with pytest.raises(ValueError, match=r"en-ru has no hits column.*forcerun word_alignment"):
+        figure4_resamples({"en-ru": good.drop(columns="hits")}, 10, seed=1)
+    for bad in ("y1", "yyy"):
+        table = pd.concat([good, good.assign(hits=bad)], ignore_index=True)
+        with pytest.raises(ValueError, match="en-fr: every hits value"):
+            figure4_resamples({"en-fr": table}, 10, seed=1)
+
+
+def _static_rows(embeddings: str, fasttext: str) -> pd.DataFrame:
+    rows = [("embeddings", embeddings), ("fasttext", fasttext)]
+    return pd.DataFrame(
+        [{"pair": "en-fr", "method": method, "layer": None, "mapped": True,
+          "p_at_1": hits.count("y") / len(hits), "hits": hits} for method, hits in rows]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("embeddings", "fasttext", "verdict"),
+    [  # 13 test words: ahead by one word holds on the numbers alone; ahead by ten for real
+        ("yyy" + "n" * 10, "nnnyy" + "n" * 8, NOT_SUPPORTED),
+        ("y" * 11 + "nn", "ny" + "n" * 11, SUPPORTED),
+    ],
+)
+def test_a_figure4_claim_must_hold_on_the_resampled_test_words(embeddings, fasttext, verdict):
+    figure = _static_rows(embeddings, fasttext)
+    claim = next(c for c in claims.CLAIMS if c.id == "wu-5.1.1-embeddings-vs-fasttext")
+    numbers_alone = claims.evaluate_claim(claim, Run({"wu_figure4": figure.drop(columns="hits")}))
+    assert numbers_alone.verdict == SUPPORTED
+    resamples = figure4_resamples({"en-fr": figure.drop(columns="pair")}, 200, seed=3)
+    run = Run({"wu_figure4": figure.drop(columns="hits"), "wu_figure4_resamples": resamples})
+    result = claims.evaluate_claim(claim, run)
+    assert result.verdict == verdict, result.numbers
+    share = result.numbers["share of 200 resamples of the test sets where it holds"]
+    assert share < 0.84 if verdict == NOT_SUPPORTED else share > 0.95

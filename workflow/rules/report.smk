@@ -194,6 +194,23 @@ if S5:
         script:
             "../scripts/wu_figure.py"
 
+    rule wu_figure4_resamples:
+        # Figure 4 on bootstrap resamples of each pair's test words, for the claims check.
+        input:
+            [f"{R}/analysis/words/{pair}.csv" for pair in S5.word_pairs],
+        output:
+            f"{R}/figures/wu_figure4_resamples.csv",
+        log:
+            f"{R}/logs/report/wu_figure4_resamples.log",
+        conda:
+            "../../envs/report.yaml"
+        params:
+            pairs=S5.word_pairs,
+            resamples=config["report"]["resamples"],
+            seed=config["seed"],
+        script:
+            "../scripts/wu_figure4_resamples.py"
+
     rule wu_transfer_figures:
         # Wu Figure 5 (monolingual models aligned vs the bilingual model) and Figure 8 (the
         # bilingual model with and without the map), from the same sweeps.

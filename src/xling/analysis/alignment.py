@@ -284,9 +284,10 @@ def translation_p_at_1(
     ``map_spaces=False`` keeps the identity instead of ``W``: the unmapped baseline that shows
     what the mapping adds.
 
-    Returns ``p_at_1``, ``n_train_pairs_used`` (unique pairs), ``n_test_words`` and
-    ``n_test_pairs_skipped``. Raises ValueError naming the dictionary if none of its pairs is in
-    the vocabularies.
+    Returns ``p_at_1``, ``n_train_pairs_used`` (unique pairs), ``n_test_words``,
+    ``n_test_pairs_skipped`` and ``hits`` (each scored source word -> whether its top-1 is a gold
+    translation, in dictionary order: what a bootstrap of the test words resamples). Raises
+    ValueError naming the dictionary if none of its pairs is in the vocabularies.
     """
     source = iterative_normalization(source_vectors, normalize_rounds)
     target = iterative_normalization(target_vectors, normalize_rounds)
@@ -313,10 +314,13 @@ def translation_p_at_1(
         gold.setdefault(source_row, set()).add(target_row)
     test_rows = list(gold)  # unique source words, in dictionary order
     top1 = csls_top1(mapped[test_rows], target, k=k, sources=mapped, batch_size=batch_size)
-    correct = sum(int(best) in gold[row] for row, best in zip(test_rows, top1, strict=True))
+    hits = {
+        source_words[row]: int(best) in gold[row] for row, best in zip(test_rows, top1, strict=True)
+    }
     return {
-        "p_at_1": correct / len(test_rows),
+        "p_at_1": sum(hits.values()) / len(test_rows),
         "n_train_pairs_used": len(train),
         "n_test_words": len(test_rows),
         "n_test_pairs_skipped": test_skipped,
+        "hits": hits,
     }

@@ -6,11 +6,14 @@ dictionary and scored by CSLS retrieval (K = 10) on the MUSE test dictionary:
 * ``embeddings``: the monolingual model's embedding matrix, words that are a single subword (4a);
 * ``fasttext``: fastText vectors of the same text, the same number of words (4a's baseline);
 * ``contextual``: per layer, each word's states averaged over its subwords and occurrences (4b).
+
+Each row also keeps which test words it translated right (column ``hits``, :func:`hits_string`),
+so that the claims check can resample the test words (``xling.report.resamples``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -33,8 +36,22 @@ def dictionary_pairs(path: StrPath) -> list[tuple[str, str]]:
     return [(word, target) for word, targets in read_muse(path).items() for target in targets]
 
 
+# One character per unique source word of the test dictionary, in its order: translated right,
+# wrong, or not scored (a word outside this row's vocabulary). Letters, so that no reader of the
+# csv takes the column for a number.
+HIT, MISS, UNSCORED = "y", "n", "-"
+
+
+def hits_string(test_words: Sequence[str], hits: Mapping[str, bool]) -> str:
+    """``hits`` (scored word -> right) as one character per word of ``test_words``."""
+    return "".join(
+        UNSCORED if word not in hits else HIT if hits[word] else MISS for word in test_words
+    )
+
+
 def _score(method: str, layer, source, target, train, test, settings) -> list[dict]:
     """The mapped score and the unmapped baseline (the identity map) of one kind of vectors."""
+    test_words = list(dict.fromkeys(word for word, _ in test))
     rows = []
     for mapped in (True, False):
         result = translation_p_at_1(
@@ -42,7 +59,8 @@ def _score(method: str, layer, source, target, train, test, settings) -> list[di
             k=settings["csls_k"], normalize_rounds=settings["normalize_rounds"],
             map_spaces=mapped,
         )  # fmt: skip
-        rows.append({"method": method, "layer": layer, "mapped": mapped, **result})
+        hits = hits_string(test_words, result.pop("hits"))
+        rows.append({"method": method, "layer": layer, "mapped": mapped, **result, "hits": hits})
     return rows
 
 

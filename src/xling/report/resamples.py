@@ -1,5 +1,5 @@
-"""Table 1 rescored on bootstrap resamples of its test sets: how much a difference between two
-rows owes to the particular test sentences.
+"""Table 1 and Wu's Figure 4 rescored on bootstrap resamples of their test sets: how much a
+difference between two rows owes to the particular test sentences (or test words).
 
 Two models tested on one test set differ by their skill and by which sentences happen to be in
 it; with one seed, the point estimates alone cannot tell the two apart (a 600-pair XNLI test set
@@ -101,6 +101,57 @@ def table1_resamples(
                 row[column] = None if values is None else round(float(values[replicate]), 6)
             rows.append(row)
     return pd.DataFrame(rows, columns=[REPLICATE, KEY, *names])
+
+
+def figure4_resamples(
+    tables: Mapping[str, pd.DataFrame], replicates: int, seed: int
+) -> pd.DataFrame:
+    """Wu's Figure 4 (word translation P@1) on ``replicates`` resamples of each pair's test words.
+
+    ``tables`` maps a pair to its ``analysis/words/<pair>.csv`` (``xling.analysis.words``), whose
+    ``hits`` column gives, per unique source word of the MUSE test dictionary, whether the row
+    translated it right. Each resample draws those words with replacement, the same draw for every
+    row of a pair (the embeddings, fastText and each layer; mapped or not), so a comparison between
+    two rows is paired; a row's P@1 is then over the drawn words it scored. Returns one row per
+    (replicate, pair, row) with the columns the claims read: ``method, layer, mapped, p_at_1``.
+    """
+    from xling.analysis.words import HIT, MISS, UNSCORED
+
+    if replicates < 1:
+        raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
+    frames = []
+    for pair, table in tables.items():
+        if "hits" not in table:
+            raise ValueError(
+                f"the word translation table of {pair} has no hits column: it was written before "
+                "the test words were kept; rerun its job (snakemake --forcerun word_alignment)"
+            )
+        hits = [str(value) for value in table["hits"]]
+        sizes = {len(value) for value in hits}
+        if len(sizes) != 1 or set("".join(hits)) - {HIT, MISS, UNSCORED}:
+            raise ValueError(
+                f"the word translation table of {pair}: every hits value must have one of "
+                f"{HIT!r}, {MISS!r}, {UNSCORED!r} per test word, the same number in every row; "
+                "rerun its job (snakemake --forcerun word_alignment)"
+            )
+        draws = _draws(seed, ("muse", pair), replicates, sizes.pop())
+        for (_, row), value in zip(table.iterrows(), hits, strict=True):
+            items = [(int(c == HIT), int(c != UNSCORED)) for c in value]
+            frame = pd.DataFrame(
+                {
+                    REPLICATE: np.arange(replicates),
+                    "pair": pair,
+                    "method": row["method"],
+                    "layer": row["layer"],
+                    "mapped": bool(row["mapped"]),
+                    "p_at_1": resampled_scores([items], draws),
+                }
+            )
+            frames.append(frame)
+    columns = [REPLICATE, "pair", "method", "layer", "mapped", "p_at_1"]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")[columns]
 
 
 def cell_runs(

@@ -105,7 +105,8 @@ def figure4(tables: Tables, out_path: str | Path) -> pd.DataFrame:
     right.set(title="(b) contextual, averaged", xlabel="layer", ylabel="P@1 (CSLS)", ylim=(0, 1))
     right.legend(fontsize=8)
     _save(fig, out_path)
-    return data
+    # the per-word hits stay in the analysis tables (the claims check resamples them there)
+    return data.drop(columns=["hits"], errors="ignore")
 
 
 def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, title: str):

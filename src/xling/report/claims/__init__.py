@@ -17,9 +17,10 @@ over targets or rows carries the average of their standard deviations), an upper
 only when ``a`` plus its standard deviation stays below ``t``. With one seed the spread is zero
 and the point estimates decide.
 
-A claim over Table 1 also faces the luck of the test sentences: where the run has
-``tables/table1_resamples.csv`` (Table 1 on bootstrap resamples of its test sets, the same draw
-for every row that reads a test set; :mod:`xling.report.resamples`), the predicate is evaluated on
+A claim over Table 1 or Wu's Figure 4 also faces the luck of the test sentences (or test words):
+where the run has ``tables/table1_resamples.csv`` or ``figures/wu_figure4_resamples.csv`` (the
+input on bootstrap resamples of its test sets, the same draw for every row that reads a test set;
+:mod:`xling.report.resamples`; :data:`RESAMPLED` pairs them), the predicate is evaluated on
 each resample too, the share of resamples where it holds is among the claim's numbers, and the
 claim is supported only where that share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the
 one-standard-deviation level of the rule above). With one seed this is what keeps a verdict from
@@ -48,6 +49,7 @@ from xling.report.claims.core import (
     NOT_COMPUTED,
     NOT_SUPPORTED,
     RESAMPLE_SUPPORT,
+    RESAMPLED,
     SUPPORTED,
     VERDICTS,
     WU,
@@ -66,8 +68,8 @@ from xling.report.claims.wu import WU_CLAIMS, Table1
 CLAIMS: tuple[Claim, ...] = WU_CLAIMS + MULLER_CLAIMS
 
 __all__ = [
-    "CLAIMS", "INPUTS", "MULLER", "NOT_COMPUTED", "NOT_SUPPORTED", "RESAMPLE_SUPPORT", "SUPPORTED",
-    "VERDICTS", "WU",
+    "CLAIMS", "INPUTS", "MULLER", "NOT_COMPUTED", "NOT_SUPPORTED", "RESAMPLED", "RESAMPLE_SUPPORT",
+    "SUPPORTED", "VERDICTS", "WU",
     "Claim", "Estimate", "Evidence", "NotComputed", "Run", "Scores", "Similarity", "Table1",
     "Verdict", "evaluate", "evaluate_claim", "input_paths", "main", "write_claims",
 ]  # fmt: skip
@@ -102,9 +104,9 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
         "Each claim is a sentence of Wu, Conneau et al. (2020) or Muller et al. (2021), a "
         "predicate over this run's numbers with its tolerance, and a verdict: `supported`, "
         "`not supported`, or `not computed` (an input or a row this run does not compute). With "
-        "several seeds a comparison holds only beyond its spread; a claim over Table 1 must also "
-        "hold in at least 84% of the bootstrap resamples of its test sets (the share is among its "
-        "numbers). Written by `xling.report.claims`.",
+        "several seeds a comparison holds only beyond its spread; a claim over Table 1 or Wu's "
+        "Figure 4 must also hold in at least 84% of the bootstrap resamples of its test sets (the "
+        "share is among its numbers). Written by `xling.report.claims`.",
         "",
         README_BEGIN,
         f"{len(verdicts)} claims: {summary}.",
