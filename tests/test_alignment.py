@@ -5,9 +5,11 @@ import pytest
 
 from xling.analysis.alignment import (
     csls_top1,
+    hits_string,
     iterative_normalization,
     mean_knn_cosine,
     procrustes,
+    retrieval_hits,
     retrieval_p_at_1,
     translation_p_at_1,
 )
@@ -155,8 +157,19 @@ def test_sentence_retrieval_of_a_rotated_space_needs_the_map(rng):
         (source[train], target[train]), (source[test], target[test])
     )
     for mapped, unmapped in (forward, backward):
-        assert mapped == 1.0  # the map fitted on other sentences aligns the held-out ones
-        assert unmapped < 0.1  # without it, a rotated space retrieves near chance
+        assert mapped.shape == unmapped.shape == (200,)  # a hit per held-out sentence
+        assert mapped.all()  # the map fitted on other sentences aligns the held-out ones
+        assert unmapped.mean() < 0.1  # without it, a rotated space retrieves near chance
+
+
+def test_retrieval_hits_mark_each_query_and_average_to_p_at_1(rng):
+    x = rng.normal(size=(50, 8))
+    y = x.copy()
+    y[[3, 7]] = y[[7, 3]]  # two translations swapped: queries 3 and 7 retrieve the wrong row
+    hits = retrieval_hits(x, y, batch_size=13)
+    assert hits.dtype == bool and list(np.flatnonzero(~hits)) == [3, 7]
+    assert retrieval_p_at_1(x, y, batch_size=13) == hits.mean() == 48 / 50
+    assert hits_string([True, False, None]) == "yn-"
 
 
 def test_retrieval_names_mismatched_shapes(rng):

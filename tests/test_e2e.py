@@ -153,6 +153,12 @@ def test_section5_figures_and_their_tables(demo_run):
     # after Procrustes, sentence retrieval beats chance (1 in n_test) in some layer
     assert retrieval["p_at_1"].max() > 5 / retrieval["n_test"].iloc[0]
     assert retrieval["p_at_1_unmapped"].between(0, 1).all()
+    # a hit mark per Tatoeba sentence, their mean the P@1; resampled for the claims check
+    assert (retrieval["hits"].str.len() == retrieval["n_test"]).all()
+    assert np.allclose(retrieval["hits"].str.count("y") / retrieval["n_test"], retrieval["p_at_1"])
+    resamples = pd.read_csv(demo_run / "figures/wu_figure6_resamples.csv")
+    assert len(resamples) == 200 * len(retrieval)
+    assert len(pd.read_csv(demo_run / "tables/wu_cka_retrieval_resamples.csv")) == 200
     transfer = pd.read_csv(demo_run / "analysis/transfer/bilingual/en-fr/ner.csv")
     assert set(transfer["evaluation"]) == {"source", "bimlm", "bimlm_align"}
     assert sorted(transfer["layer"].unique()) == list(range(9))

@@ -7,15 +7,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xling.analysis.alignment import hits_string
 from xling.finetune.metrics import ratio
 from xling.report import claims
 from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
 from xling.report.resamples import (
     REPLICATE,
+    cka_retrieval_resamples,
     figure4_resamples,
+    figure6_resamples,
     split_replicates,
     table1_resamples,
 )
+from xling.report.wu_figures import cka_retrieval_correlation
 
 PAIRS = ["en-fr", "en-ru", "en-zh"]
 
@@ -249,7 +253,7 @@ def test_figure4_tables_without_or_with_bad_hits_are_named():
         figure4_resamples({"en-ru": good.drop(columns="hits")}, 10, seed=1)
     for bad in ("y1", "yyy"):
         table = pd.concat([good, good.assign(hits=bad)], ignore_index=True)
-        with pytest.raises(ValueError, match="en-fr: every hits value"):
+        with pytest.raises(ValueError, match="muse table of en-fr: every hits value"):
             figure4_resamples({"en-fr": table}, 10, seed=1)
 
 
@@ -279,3 +283,73 @@ def test_a_figure4_claim_must_hold_on_the_resampled_test_words(embeddings, fastt
     assert result.verdict == verdict, result.numbers
     share = result.numbers["share of 200 resamples of the test sets where it holds"]
     assert share < 0.84 if verdict == NOT_SUPPORTED else share > 0.95
+
+
+# --------------------------------------------------------------------------- Wu's Figure 6
+def sentences_table(rng, p_by_layer, n=200):
+    """A pair's ``analysis/sentences`` table: both directions per layer, each with its hits."""
+    records = []
+    for layer, p in enumerate(p_by_layer):
+        for direction in ("en-fr", "fr-en"):
+            hits = rng.random(n) < p
+            unmapped = rng.random(n) < 0.01
+            records.append(
+                {"layer": layer, "direction": direction, "p_at_1": hits.mean(),
+                 "p_at_1_unmapped": unmapped.mean(), "n_test": n,
+                 "hits": hits_string(hits), "hits_unmapped": hits_string(unmapped)}
+            )  # fmt: skip
+    return pd.DataFrame(records)
+
+
+def test_figure6_resamples_share_one_draw_across_directions_and_layers():
+    rng = np.random.default_rng(4)
+    table = sentences_table(rng, [0.4, 0.3, 0.2])
+    table.loc[1, ["hits", "p_at_1"]] = table.loc[0, ["hits", "p_at_1"]]  # fr-en L0 = en-fr L0
+    frame = figure6_resamples({"en-fr": table}, 400, seed=2)
+    assert list(frame.columns) == [
+        REPLICATE, "pair", "layer", "direction", "p_at_1", "p_at_1_unmapped"
+    ]  # fmt: skip
+    first = frame[frame["layer"] == 0]
+    by_direction = {d: rows["p_at_1"].to_numpy() for d, rows in first.groupby("direction")}
+    np.testing.assert_array_equal(by_direction["en-fr"], by_direction["fr-en"])
+    for _, row in table.iterrows():
+        drawn = frame[(frame["layer"] == row["layer"]) & (frame["direction"] == row["direction"])]
+        spread = (row["p_at_1"] * (1 - row["p_at_1"]) / 200) ** 0.5
+        assert abs(drawn["p_at_1"].mean() - row["p_at_1"]) < 4 * spread / 400**0.5 + 1e-9
+        assert drawn["p_at_1_unmapped"].between(0, 1).all()
+
+
+def test_cka_retrieval_resamples_correlate_each_resample_with_the_runs_cka():
+    rng = np.random.default_rng(5)
+    layers = range(9)
+    similarity = pd.DataFrame(
+        {"encoder": "monolingual", "layer": list(layers), "cka": [0.9 - 0.05 * i for i in layers]}
+    )
+    retrieval = sentences_table(rng, [0.5 - 0.04 * i for i in layers])
+    figure6 = figure6_resamples({"en-fr": retrieval}, 50, seed=1)
+    frame = cka_retrieval_resamples({"en-fr": similarity}, figure6)
+    assert list(frame.columns) == [REPLICATE, "pair", "pearson_r", "p_value", "layers"]
+    assert len(frame) == 50 and (frame["layers"] == 9).all()
+    first = figure6[figure6[REPLICATE] == 0]
+    expected = cka_retrieval_correlation({"en-fr": similarity}, {"en-fr": first})
+    assert frame.loc[0, "pearson_r"] == pytest.approx(expected.loc[0, "pearson_r"])
+    point = cka_retrieval_correlation({"en-fr": similarity}, {"en-fr": retrieval})
+    assert frame["pearson_r"].std() > 0  # the resamples move r around the run's
+    assert frame["pearson_r"].min() <= point.loc[0, "pearson_r"] <= frame["pearson_r"].max()
+
+
+def test_a_figure6_claim_faces_the_resampled_sentences():
+    rng = np.random.default_rng(6)
+    # retrieval best at L0 by a wide margin: holds in every resample
+    clear = sentences_table(rng, [0.6, 0.3, 0.2, 0.1, 0.1])
+    # best at L0 by one sentence over L3 of 4 layers (upper half): luck
+    close = sentences_table(rng, [0.30, 0.2, 0.2, 0.295, 0.2])
+    claim = next(c for c in claims.CLAIMS if c.id == "wu-5.1.3-lower-layers")
+    shares = []
+    for table in (clear, close):
+        figure = table.drop(columns=["hits", "hits_unmapped"]).assign(pair="en-fr")
+        resamples = figure6_resamples({"en-fr": table}, 200, seed=3)
+        run = Run({"wu_figure6": figure, "wu_figure6_resamples": resamples})
+        result = claims.evaluate_claim(claim, run)
+        shares.append(result.numbers["share of 200 resamples of the test sets where it holds"])
+    assert shares[0] == 1.0 and shares[1] < 0.84

@@ -211,6 +211,26 @@ if S5:
         script:
             "../scripts/wu_figure4_resamples.py"
 
+    rule wu_sentence_resamples:
+        # Figure 6 and the CKA-retrieval correlation on bootstrap resamples of the Tatoeba
+        # sentences, for the claims check.
+        input:
+            retrieval=[f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs],
+            similarity=[f"{R}/analysis/similarity/{pair}.csv" for pair in S5.pairs],
+        output:
+            figure6=f"{R}/figures/wu_figure6_resamples.csv",
+            correlation=f"{R}/tables/wu_cka_retrieval_resamples.csv",
+        log:
+            f"{R}/logs/report/wu_sentence_resamples.log",
+        conda:
+            "../../envs/report.yaml"
+        params:
+            pairs=S5.pairs,
+            resamples=config["report"]["resamples"],
+            seed=config["seed"],
+        script:
+            "../scripts/wu_sentence_resamples.py"
+
     rule wu_transfer_figures:
         # Wu Figure 5 (monolingual models aligned vs the bilingual model) and Figure 8 (the
         # bilingual model with and without the map), from the same sweeps.

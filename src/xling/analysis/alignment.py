@@ -185,6 +185,17 @@ def csls_top1(
     return best
 
 
+# Per test item (a dictionary's source word, a Tatoeba sentence) in its order: retrieved right,
+# wrong, or not scored (a word outside a vocabulary). Letters, so that no reader of a csv holding
+# them takes the column for a number; the claims check resamples them (xling.report.resamples).
+HIT, MISS, UNSCORED = "y", "n", "-"
+
+
+def hits_string(marks: Iterable[bool | None]) -> str:
+    """One character per test item: :data:`HIT`, :data:`MISS`, or :data:`UNSCORED` for None."""
+    return "".join(UNSCORED if mark is None else HIT if mark else MISS for mark in marks)
+
+
 def retrieval_p_at_1(x, y, *, batch_size: int = 1024, dtype=np.float32) -> float:
     """Share of rows of ``x`` whose cosine nearest neighbour in ``y`` is the same row (§5.1.3).
 
@@ -192,6 +203,12 @@ def retrieval_p_at_1(x, y, *, batch_size: int = 1024, dtype=np.float32) -> float
     directions, ``retrieval_p_at_1(x, y)`` and ``retrieval_p_at_1(y, x)``. Ties go to the lowest
     index. Computed in blocks of ``batch_size`` rows of ``x``.
     """
+    return float(retrieval_hits(x, y, batch_size=batch_size, dtype=dtype).mean())
+
+
+def retrieval_hits(x, y, *, batch_size: int = 1024, dtype=np.float32) -> np.ndarray:
+    """Per row of ``x``, whether its nearest neighbour in ``y`` is the same row: the hits whose
+    mean is :func:`retrieval_p_at_1`."""
     _check_batch_size(batch_size)
     x_t = _unit_tensor(x, "x", dtype)
     y_t = _unit_tensor(y, "y", dtype)
@@ -200,11 +217,11 @@ def retrieval_p_at_1(x, y, *, batch_size: int = 1024, dtype=np.float32) -> float
             f"x has shape {tuple(x_t.shape)} and y {tuple(y_t.shape)}: row i of both must be"
             " translations of each other, so the shapes must match"
         )
-    hits = 0
+    hits = []
     for start in range(0, x_t.shape[0], batch_size):
         nearest = (x_t[start : start + batch_size] @ y_t.T).argmax(dim=1)
-        hits += int((nearest == torch.arange(start, start + nearest.shape[0])).sum())
-    return hits / x_t.shape[0]
+        hits.append((nearest == torch.arange(start, start + nearest.shape[0])).numpy())
+    return np.concatenate(hits)
 
 
 Pairs = Iterable[tuple[str, str]] | Mapping[str, Iterable[str]]

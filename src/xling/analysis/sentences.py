@@ -12,7 +12,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xling.analysis.alignment import iterative_normalization, procrustes, retrieval_p_at_1
+from xling.analysis.alignment import (
+    hits_string,
+    iterative_normalization,
+    procrustes,
+    retrieval_hits,
+)
 from xling.analysis.representations import framing, mean_pooled_layers
 from xling.fileio import StrPath, read_lines, require_file
 
@@ -53,7 +58,8 @@ def sentence_retrieval_rows(
     parallel_sentences: int,
     normalize_rounds: int = 5,
 ) -> list[dict]:
-    """Rows ``layer, direction, p_at_1, p_at_1_unmapped, n_train, n_test`` for every layer L0..Ln.
+    """Rows ``layer, direction, p_at_1, p_at_1_unmapped, n_train, n_test, hits, hits_unmapped``
+    for every layer L0..Ln (``hits``: per Tatoeba sentence, :func:`hits_string`).
 
     ``source`` and ``target`` are ``(model, tokenizer, lang)``; ``parallel`` and ``tatoeba`` are
     line-aligned tokenized lines of both sides. ``direction`` is ``{src}-{tgt}`` (source
@@ -74,18 +80,20 @@ def sentence_retrieval_rows(
     for layer, (train_source, train_target, test_source, test_target) in enumerate(
         zip(*train, *test, strict=True)
     ):
-        scores = layer_retrieval(
+        hits = layer_retrieval(
             (train_source, train_target), (test_source, test_target), normalize_rounds
         )
-        for direction, (mapped, unmapped) in zip(directions, scores, strict=True):
+        for direction, (mapped, unmapped) in zip(directions, hits, strict=True):
             rows.append(
                 {
                     "layer": layer,
                     "direction": direction,
-                    "p_at_1": mapped,
-                    "p_at_1_unmapped": unmapped,
+                    "p_at_1": float(mapped.mean()),
+                    "p_at_1_unmapped": float(unmapped.mean()),
                     "n_train": len(train_source),
                     "n_test": len(test_source),
+                    "hits": hits_string(mapped),
+                    "hits_unmapped": hits_string(unmapped),
                 }
             )
     return rows
@@ -93,8 +101,9 @@ def sentence_retrieval_rows(
 
 def layer_retrieval(
     train: tuple[np.ndarray, np.ndarray], test: tuple[np.ndarray, np.ndarray], rounds: int = 5
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """((P@1 mapped, unmapped) source -> target, the same target -> source) of one layer.
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """((hits mapped, unmapped) source -> target, the same target -> source) of one layer: per
+    test sentence, whether its translation is its nearest neighbour (their mean is the P@1).
 
     ``train`` and ``test`` are line-aligned (source, target) sentence vectors; the map is fitted
     on ``train`` after iterative normalization, target -> source (both sides of one width, as
@@ -105,6 +114,6 @@ def layer_retrieval(
     )
     mapped = test_target @ procrustes(train_target, train_source)
     return (
-        (retrieval_p_at_1(test_source, mapped), retrieval_p_at_1(test_source, test_target)),
-        (retrieval_p_at_1(mapped, test_source), retrieval_p_at_1(test_target, test_source)),
+        (retrieval_hits(test_source, mapped), retrieval_hits(test_source, test_target)),
+        (retrieval_hits(mapped, test_source), retrieval_hits(test_target, test_source)),
     )

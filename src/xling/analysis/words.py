@@ -7,17 +7,18 @@ dictionary and scored by CSLS retrieval (K = 10) on the MUSE test dictionary:
 * ``fasttext``: fastText vectors of the same text, the same number of words (4a's baseline);
 * ``contextual``: per layer, each word's states averaged over its subwords and occurrences (4b).
 
-Each row also keeps which test words it translated right (column ``hits``, :func:`hits_string`),
-so that the claims check can resample the test words (``xling.report.resamples``).
+Each row also keeps which test words it translated right (column ``hits``,
+:func:`xling.analysis.alignment.hits_string`), so that the claims check can resample the test
+words (``xling.report.resamples``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
-from xling.analysis.alignment import translation_p_at_1
+from xling.analysis.alignment import hits_string, translation_p_at_1
 from xling.analysis.contextual import single_subword_embeddings
 from xling.analysis.fasttext_vectors import read_vec
 from xling.analysis.wordvectors import load_word_vectors
@@ -36,19 +37,6 @@ def dictionary_pairs(path: StrPath) -> list[tuple[str, str]]:
     return [(word, target) for word, targets in read_muse(path).items() for target in targets]
 
 
-# One character per unique source word of the test dictionary, in its order: translated right,
-# wrong, or not scored (a word outside this row's vocabulary). Letters, so that no reader of the
-# csv takes the column for a number.
-HIT, MISS, UNSCORED = "y", "n", "-"
-
-
-def hits_string(test_words: Sequence[str], hits: Mapping[str, bool]) -> str:
-    """``hits`` (scored word -> right) as one character per word of ``test_words``."""
-    return "".join(
-        UNSCORED if word not in hits else HIT if hits[word] else MISS for word in test_words
-    )
-
-
 def _score(method: str, layer, source, target, train, test, settings) -> list[dict]:
     """The mapped score and the unmapped baseline (the identity map) of one kind of vectors."""
     test_words = list(dict.fromkeys(word for word, _ in test))
@@ -59,7 +47,8 @@ def _score(method: str, layer, source, target, train, test, settings) -> list[di
             k=settings["csls_k"], normalize_rounds=settings["normalize_rounds"],
             map_spaces=mapped,
         )  # fmt: skip
-        hits = hits_string(test_words, result.pop("hits"))
+        scored = result.pop("hits")
+        hits = hits_string(scored.get(word) for word in test_words)
         rows.append({"method": method, "layer": layer, "mapped": mapped, **result, "hits": hits})
     return rows
 

@@ -1,5 +1,5 @@
-"""Table 1 and Wu's Figure 4 rescored on bootstrap resamples of their test sets: how much a
-difference between two rows owes to the particular test sentences (or test words).
+"""Table 1 and Wu's Figures 4 and 6 rescored on bootstrap resamples of their test sets: how much
+a difference between two rows owes to the particular test sentences (or test words).
 
 Two models tested on one test set differ by their skill and by which sentences happen to be in
 it; with one seed, the point estimates alone cannot tell the two apart (a 600-pair XNLI test set
@@ -103,55 +103,101 @@ def table1_resamples(
     return pd.DataFrame(rows, columns=[REPLICATE, KEY, *names])
 
 
-def figure4_resamples(
-    tables: Mapping[str, pd.DataFrame], replicates: int, seed: int
+def hits_resamples(
+    tables: Mapping[str, pd.DataFrame],
+    test_set: str,
+    keys: Sequence[str],
+    scores: Mapping[str, str],
+    replicates: int,
+    seed: int,
+    rule: str,
 ) -> pd.DataFrame:
-    """Wu's Figure 4 (word translation P@1) on ``replicates`` resamples of each pair's test words.
+    """Rows of per-pair analysis tables rescored on ``replicates`` resamples of their test items.
 
-    ``tables`` maps a pair to its ``analysis/words/<pair>.csv`` (``xling.analysis.words``), whose
-    ``hits`` column gives, per unique source word of the MUSE test dictionary, whether the row
-    translated it right. Each resample draws those words with replacement, the same draw for every
-    row of a pair (the embeddings, fastText and each layer; mapped or not), so a comparison between
-    two rows is paired; a row's P@1 is then over the drawn words it scored. Returns one row per
-    (replicate, pair, row) with the columns the claims read: ``method, layer, mapped, p_at_1``.
+    ``tables`` maps a pair to its table; ``scores`` maps each score column to the column of hit
+    marks it is the mean of (``xling.analysis.alignment.hits_string``: one mark per test item, in
+    the test set's order). Each resample draws a pair's test items with replacement, the same draw
+    for every row and score of that pair (a paired bootstrap), and scores a row over the drawn
+    items it scored. ``test_set`` names the test sets in the draws' seed, ``rule`` the job that
+    writes the tables (for the fix an error names). Returns one row per (replicate, pair, table
+    row): ``replicate, pair``, the ``keys`` and the score columns.
     """
-    from xling.analysis.words import HIT, MISS, UNSCORED
+    from xling.analysis.alignment import HIT, MISS, UNSCORED
 
     if replicates < 1:
         raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
+    columns = [REPLICATE, "pair", *keys, *scores]
     frames = []
     for pair, table in tables.items():
-        if "hits" not in table:
+        marks = {}
+        for score, column in scores.items():
+            if column not in table:
+                raise ValueError(
+                    f"the {test_set} table of {pair} has no {column} column: it was written "
+                    f"before the per-item hits were kept; rerun it (snakemake --forcerun {rule})"
+                )
+            marks[score] = [str(value) for value in table[column]]
+        every = [value for values in marks.values() for value in values]
+        sizes = {len(value) for value in every}
+        if len(sizes) != 1 or set("".join(every)) - {HIT, MISS, UNSCORED}:
             raise ValueError(
-                f"the word translation table of {pair} has no hits column: it was written before "
-                "the test words were kept; rerun its job (snakemake --forcerun word_alignment)"
+                f"the {test_set} table of {pair}: every {'/'.join(scores.values())} value must "
+                f"have one of {HIT!r}, {MISS!r}, {UNSCORED!r} per test item, as many in every "
+                f"row; rerun it (snakemake --forcerun {rule})"
             )
-        hits = [str(value) for value in table["hits"]]
-        sizes = {len(value) for value in hits}
-        if len(sizes) != 1 or set("".join(hits)) - {HIT, MISS, UNSCORED}:
-            raise ValueError(
-                f"the word translation table of {pair}: every hits value must have one of "
-                f"{HIT!r}, {MISS!r}, {UNSCORED!r} per test word, the same number in every row; "
-                "rerun its job (snakemake --forcerun word_alignment)"
-            )
-        draws = _draws(seed, ("muse", pair), replicates, sizes.pop())
-        for (_, row), value in zip(table.iterrows(), hits, strict=True):
-            items = [(int(c == HIT), int(c != UNSCORED)) for c in value]
-            frame = pd.DataFrame(
-                {
-                    REPLICATE: np.arange(replicates),
-                    "pair": pair,
-                    "method": row["method"],
-                    "layer": row["layer"],
-                    "mapped": bool(row["mapped"]),
-                    "p_at_1": resampled_scores([items], draws),
-                }
-            )
+        draws = _draws(seed, (test_set, pair), replicates, sizes.pop())
+        for position, (_, row) in enumerate(table.iterrows()):
+            frame = pd.DataFrame({REPLICATE: np.arange(replicates), "pair": pair})
+            for key in keys:
+                frame[key] = row[key]
+            for score, values in marks.items():
+                items = [(int(c == HIT), int(c != UNSCORED)) for c in values[position]]
+                frame[score] = resampled_scores([items], draws)
             frames.append(frame)
-    columns = [REPLICATE, "pair", "method", "layer", "mapped", "p_at_1"]
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")[columns]
+
+
+def figure4_resamples(
+    tables: Mapping[str, pd.DataFrame], replicates: int, seed: int
+) -> pd.DataFrame:
+    """Wu's Figure 4 (word translation P@1) on resamples of each pair's MUSE test words: every
+    row of ``analysis/words/<pair>.csv`` (embeddings, fastText, each layer; mapped or not)."""
+    keys = ["method", "layer", "mapped"]
+    return hits_resamples(
+        tables, "muse", keys, {"p_at_1": "hits"}, replicates, seed, "word_alignment"
+    )
+
+
+def figure6_resamples(
+    tables: Mapping[str, pd.DataFrame], replicates: int, seed: int
+) -> pd.DataFrame:
+    """Wu's Figure 6 (Tatoeba retrieval P@1, mapped and not) on resamples of each pair's Tatoeba
+    sentences; both directions of a pair read the same sentences, so they share each draw."""
+    scores = {"p_at_1": "hits", "p_at_1_unmapped": "hits_unmapped"}
+    return hits_resamples(
+        tables, "tatoeba", ["layer", "direction"], scores, replicates, seed, "sentence_retrieval"
+    )
+
+
+def cka_retrieval_resamples(
+    similarity: Mapping[str, pd.DataFrame], figure6: pd.DataFrame
+) -> pd.DataFrame:
+    """The CKA-retrieval correlation (``xling.report.wu_figures.cka_retrieval_correlation``) of
+    each resample of :func:`figure6_resamples`; the CKA stays the run's (it reads parallel
+    sentences, not a test set)."""
+    from xling.report.wu_figures import cka_retrieval_correlation
+
+    frames = []
+    for replicate, rows in figure6.groupby(REPLICATE, sort=True):
+        retrieval = {pair: table for pair, table in rows.groupby("pair", sort=False)}
+        correlation = cka_retrieval_correlation(similarity, retrieval)
+        frames.append(correlation.assign(**{REPLICATE: replicate}))
+    if not frames:
+        return pd.DataFrame(columns=[REPLICATE, "pair", "pearson_r", "p_value", "layers"])
+    frame = pd.concat(frames, ignore_index=True)
+    return frame[[REPLICATE, *(c for c in frame.columns if c != REPLICATE)]]
 
 
 def cell_runs(

@@ -26,16 +26,23 @@ INPUTS = {
     "wu_figure4_resamples": ("figures/wu_figure4_resamples.csv", "section5"),
     "wu_figure5": ("figures/wu_figure5.csv", "section5"),
     "wu_figure6": ("figures/wu_figure6.csv", "section5"),
+    "wu_figure6_resamples": ("figures/wu_figure6_resamples.csv", "section5"),
     "wu_figure7": ("figures/wu_figure7.csv", "section5"),
     "wu_figure8": ("figures/wu_figure8.csv", "section5"),
     "wu_cka_retrieval": ("tables/wu_cka_retrieval_pearson.csv", "section5"),
+    "wu_cka_retrieval_resamples": ("tables/wu_cka_retrieval_resamples.csv", "section5"),
     "muller_scores": ("muller/scores.csv", "muller"),
     "muller_similarity": ("muller/similarity.csv", "muller"),
 }
 
 
 # An input -> the input holding it on bootstrap resamples of the test sets (xling.report.resamples).
-RESAMPLED = {"table1": "table1_resamples", "wu_figure4": "wu_figure4_resamples"}
+RESAMPLED = {
+    "table1": "table1_resamples",
+    "wu_figure4": "wu_figure4_resamples",
+    "wu_figure6": "wu_figure6_resamples",
+    "wu_cka_retrieval": "wu_cka_retrieval_resamples",
+}
 # A claim over resampled inputs is supported only where it holds in this share of the resamples
 # too: the one-standard-deviation level (P(Z > -1) = 0.84) of the rule for several seeds below.
 RESAMPLE_SUPPORT = 0.84
