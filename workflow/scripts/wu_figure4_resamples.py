@@ -7,7 +7,7 @@ def main(smk):
     import pandas as pd
 
     from xling.atomic import atomic_open
-    from xling.report.resamples import REPLICATE, figure4_resamples
+    from xling.report.resamples import FIGURE4_COLUMNS, figure4_resamples
 
     tables = {
         pair: pd.read_csv(path, dtype={"hits": str})
@@ -19,7 +19,7 @@ def main(smk):
     else:  # the claims check then compares the numbers alone
         if old:
             print(f"no resamples: the tables of {old} predate the per-word hits (rerun them)")
-        frame = pd.DataFrame(columns=[REPLICATE, "pair", "method", "layer", "mapped", "p_at_1"])
+        frame = pd.DataFrame(columns=FIGURE4_COLUMNS)
     with atomic_open(smk.output[0]) as out:
         frame.to_csv(out, index=False)
     print(f"{smk.output[0]}: {len(frame)} rows")

@@ -8,7 +8,12 @@ def main(smk):
     import pandas as pd
 
     from xling.atomic import atomic_open
-    from xling.report.resamples import REPLICATE, cka_retrieval_resamples, figure6_resamples
+    from xling.report.resamples import (
+        CKA_RETRIEVAL_COLUMNS,
+        FIGURE6_COLUMNS,
+        cka_retrieval_resamples,
+        figure6_resamples,
+    )
 
     pairs = smk.params.pairs
     retrieval = {p: pd.read_csv(f) for p, f in zip(pairs, smk.input.retrieval, strict=True)}
@@ -20,8 +25,8 @@ def main(smk):
     else:  # the claims check then compares the numbers alone
         if old:
             print(f"no resamples: the tables of {old} predate the per-sentence hits (rerun them)")
-        figure6 = pd.DataFrame(columns=[REPLICATE, "pair", "layer", "direction", "p_at_1"])
-        correlation = pd.DataFrame(columns=[REPLICATE, "pair", "pearson_r", "p_value", "layers"])
+        figure6 = pd.DataFrame(columns=FIGURE6_COLUMNS)
+        correlation = pd.DataFrame(columns=CKA_RETRIEVAL_COLUMNS)
     for frame, path in ((figure6, smk.output.figure6), (correlation, smk.output.correlation)):
         with atomic_open(path) as out:
             frame.to_csv(out, index=False)

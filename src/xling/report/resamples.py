@@ -159,6 +159,12 @@ def hits_resamples(
     return pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")[columns]
 
 
+# The columns of each resample file (also written, header only, where a run has no resamples).
+FIGURE4_COLUMNS = [REPLICATE, "pair", "method", "layer", "mapped", "p_at_1"]
+FIGURE6_COLUMNS = [REPLICATE, "pair", "layer", "direction", "p_at_1", "p_at_1_unmapped"]
+CKA_RETRIEVAL_COLUMNS = [REPLICATE, "pair", "pearson_r", "p_value", "layers"]
+
+
 def figure4_resamples(
     tables: Mapping[str, pd.DataFrame], replicates: int, seed: int
 ) -> pd.DataFrame:
@@ -195,9 +201,8 @@ def cka_retrieval_resamples(
         correlation = cka_retrieval_correlation(similarity, retrieval)
         frames.append(correlation.assign(**{REPLICATE: replicate}))
     if not frames:
-        return pd.DataFrame(columns=[REPLICATE, "pair", "pearson_r", "p_value", "layers"])
-    frame = pd.concat(frames, ignore_index=True)
-    return frame[[REPLICATE, *(c for c in frame.columns if c != REPLICATE)]]
+        return pd.DataFrame(columns=CKA_RETRIEVAL_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[CKA_RETRIEVAL_COLUMNS]
 
 
 def cell_runs(
