@@ -277,3 +277,20 @@ def test_gold_alignments_exist_only_in_the_toy_world(paper, repo):
     paper["analysis"]["word_aligner"] = "gold"
     message = _error(paper, repo)
     assert "analysis.word_aligner" in message and "eflomal" in message
+
+
+def test_numbers_and_booleans_spelt_as_strings_are_read_as_values(shipped, repo):
+    # Snakemake hands nested --config values over as strings ('report={"resamples": 0}' -> "0")
+    spelt = copy.deepcopy(shipped)
+    spelt["report"] = {"resamples": "0"}
+    spelt["pretrain"]["lr"] = "1e-3"  # YAML 1.1 alone would keep this a string
+    spelt["model"]["language_embeddings"] = "false"
+    validated = xconfig.validate(spelt, repo / "config/schema.yaml")
+    assert validated["report"]["resamples"] == 0
+    assert validated["pretrain"]["lr"] == pytest.approx(0.001)
+    assert validated["model"]["language_embeddings"] is False
+    # a string that spells no value of the wanted type stays an error naming the key
+    for key, value in (("resamples", "many"), ("resamples", "2.5")):
+        bad = copy.deepcopy(shipped)
+        bad["report"] = {key: value}
+        assert "'report.resamples'" in _error(bad, repo) and "integer" in _error(bad, repo)

@@ -397,3 +397,14 @@ def test_a_repeated_key_in_a_config_file_stops_the_plan_naming_the_line(repo, tm
     configfile.write_text((repo / "config/demo.yaml").read_text() + "study: demo\n")
     with pytest.raises(ConfigError, match=rf"{configfile}, line \d+.*'study' is repeated"):
         plan([configfile], tmp_path)
+
+
+def test_a_nested_command_line_override_keeps_its_number(repo, tmp_path):
+    """`--config 'report={"resamples": 0}'`: Snakemake parses the nested value with YAML's
+    BaseLoader (every scalar a string); the config validation reads the number back."""
+    from snakemake.cli import parse_config
+
+    extra = parse_config(['report={"resamples": 0}', 'pairs=["en-fr"]'])
+    assert extra["report"] == {"resamples": "0"}  # what Snakemake hands over
+    ((params, _),) = rule_settings([repo / "config/demo.yaml"], tmp_path, "table1", config=extra)
+    assert params["resamples"] == 0

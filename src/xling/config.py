@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import yaml
 
 from xling import yamlfile
 from xling.contracts.layout import TASK_SPLITS
@@ -77,9 +78,47 @@ def validate_schema(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> d
     validator_cls = jsonschema.validators.validator_for(schema)
     validator = _with_defaults(validator_cls)(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    while errors and any([_coerce_string(config, validator, error) for error in errors]):
+        errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         raise ConfigError(_describe(_most_specific(errors)))
     return config
+
+
+def _coerce_string(config: dict, validator, error: jsonschema.ValidationError) -> bool:
+    """Replace a string where the schema wants a number or a boolean by the value it spells.
+
+    Snakemake reads a nested ``--config`` value with YAML's BaseLoader, which keeps every scalar
+    a string: ``--config 'report={"resamples": 0}'`` arrives as ``{"resamples": "0"}``. A string
+    that YAML reads as a value of the wanted type is taken as that value; any other stays an
+    error. Returns whether ``config`` changed.
+    """
+    for candidate in [error, *(error.context or [])]:
+        wanted = candidate.validator_value
+        if candidate.validator != "type" or not isinstance(candidate.instance, str):
+            continue
+        try:
+            value = yaml.safe_load(candidate.instance)
+        except yaml.YAMLError:
+            continue
+        if isinstance(value, str):  # YAML 1.1 reads "1e-3" (no dot) as a string; Python not
+            try:
+                value = float(candidate.instance)
+            except ValueError:
+                continue
+        types = [wanted] if isinstance(wanted, str) else list(wanted)
+        if isinstance(value, str) or not any(validator.is_type(value, t) for t in types):
+            continue
+        path = list(candidate.absolute_path)
+        if not path:
+            continue
+        *parents, last = path
+        owner = config
+        for key in parents:
+            owner = owner[key]
+        owner[last] = value
+        return True
+    return False
 
 
 def _with_defaults(validator_cls):
