@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xling.finetune.items import read_test_items
+from xling.finetune.items import parse_items_string, read_test_items
+from xling.finetune.metrics import ratio
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -162,6 +163,15 @@ def test_section5_figures_and_their_tables(demo_run):
     transfer = pd.read_csv(demo_run / "analysis/transfer/bilingual/en-fr/ner.csv")
     assert set(transfer["evaluation"]) == {"source", "bimlm", "bimlm_align"}
     assert sorted(transfer["layer"].unique()) == list(range(9))
+    # the per-sentence counts behind each score; Figures 5 and 8 resampled from them
+    for text, score in zip(transfer["test_items"], transfer["score"], strict=True):
+        assert ratio(parse_items_string(text, "e2e")) == pytest.approx(score)
+    figure5 = pd.read_csv(demo_run / "figures/wu_figure5.csv")
+    resampled = pd.read_csv(demo_run / "figures/wu_figure5_resamples.csv")
+    assert len(resampled) == 200 * len(figure5) and "test_items" not in figure5
+    assert len(pd.read_csv(demo_run / "figures/wu_figure8_resamples.csv")) == 200 * len(
+        pd.read_csv(demo_run / "figures/wu_figure8.csv")
+    )
 
 
 def test_the_paper_studys_aligner_feeds_the_same_mappings(demo_run):

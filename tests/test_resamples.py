@@ -8,18 +8,21 @@ import pandas as pd
 import pytest
 
 from xling.analysis.alignment import hits_string
+from xling.finetune.items import items_string
 from xling.finetune.metrics import ratio
 from xling.report import claims
 from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
 from xling.report.resamples import (
     REPLICATE,
+    TRANSFER_COLUMNS,
     cka_retrieval_resamples,
     figure4_resamples,
     figure6_resamples,
     split_replicates,
     table1_resamples,
+    transfer_resamples,
 )
-from xling.report.wu_figures import cka_retrieval_correlation
+from xling.report.wu_figures import cka_retrieval_correlation, transfer_table
 
 PAIRS = ["en-fr", "en-ru", "en-zh"]
 
@@ -353,3 +356,85 @@ def test_a_figure6_claim_faces_the_resampled_sentences():
         result = claims.evaluate_claim(claim, run)
         shares.append(result.numbers["share of 200 resamples of the test sets where it holds"])
     assert shares[0] == 1.0 and shares[1] < 0.84
+
+
+# --------------------------------------------------------------------------- Wu's Figures 5, 8
+def sweep(rng, lines, layers=9, n=120):
+    """A contextual transfer sweep's table: ``lines`` maps an evaluation to (lang, P(right) per
+    layer); each row keeps per-sentence counts as the sweeps write them."""
+    records = []
+    for layer in range(layers):
+        for evaluation, (lang, p) in lines.items():
+            items = [(1, 1) if rng.random() < p[layer] else (0, 1) for _ in range(n)]
+            records.append(
+                {"layer": layer, "evaluation": evaluation, "lang": lang,
+                 "mapped": evaluation.endswith("align"), "score": ratio(items),
+                 "test_items": items_string(items)}
+            )  # fmt: skip
+    return pd.DataFrame(records)
+
+
+def test_transfer_resamples_pair_every_row_of_a_test_set():
+    rng = np.random.default_rng(8)
+    flat = [0.5] * 9
+    tables = {
+        ("mono", "en-fr", "ner"): sweep(rng, {"source": ("en", flat), "mlm_align": ("fr", flat)}),
+        ("bilingual", "en-fr", "ner"): sweep(rng, {"source": ("en", flat), "bimlm": ("fr", flat)}),
+    }
+    tables[("bilingual", "en-fr", "ner")]["test_items"] = tables[("mono", "en-fr", "ner")][
+        "test_items"
+    ]  # the same counts in both sweeps: a shared draw must give the same resampled scores
+    frame = transfer_resamples(tables, 100, seed=4)
+    assert list(frame.columns) == TRANSFER_COLUMNS
+    assert len(frame) == 100 * 2 * 9 * 2
+    assert set(frame["line"]) == {"mono_source", "bilingual_source", "mlm_align", "bimlm"}
+    first = frame[frame["layer"] == 3]
+    by_line = {line: rows["score"].to_numpy() for line, rows in first.groupby("line")}
+    np.testing.assert_array_equal(by_line["mono_source"], by_line["bilingual_source"])
+    np.testing.assert_array_equal(by_line["mlm_align"], by_line["bimlm"])
+    assert not np.array_equal(by_line["mono_source"], by_line["mlm_align"])  # en and fr sets
+    mono = tables[("mono", "en-fr", "ner")]
+    point = mono[(mono["layer"] == 3) & (mono["evaluation"] == "mlm_align")]["score"].item()
+    assert abs(by_line["mlm_align"].mean() - point) < 0.03
+
+
+def test_transfer_tables_without_counts_or_of_two_test_sizes_are_named():
+    rng = np.random.default_rng(9)
+    table = sweep(rng, {"source": ("en", [0.5] * 3)}, layers=3)
+    with pytest.raises(ValueError, match=r"no test_items column.*forcerun contextual_transfer"):
+        transfer_resamples({("mono", "en-fr", "ner"): table.drop(columns="test_items")}, 5, 1)
+    short = sweep(rng, {"source": ("en", [0.5] * 3)}, layers=3, n=50)
+    tables = {("mono", "en-fr", "ner"): table, ("mono", "en-ru", "ner"): short}
+    with pytest.raises(ValueError, match="en ner test set has 50 sentences, another sweep's 120"):
+        transfer_resamples(tables, 5, 1)
+    bad = table.copy()
+    bad.loc[0, "test_items"] = "1/1 2/1"
+    with pytest.raises(ValueError, match=r"layer 0 \(mono_source\): test item 2 is '2/1'"):
+        transfer_resamples({("mono", "en-fr", "ner"): bad}, 5, 1)
+
+
+@pytest.mark.parametrize(("peak", "verdict"), [(200, SUPPORTED), (152, NOT_SUPPORTED)])
+def test_a_figure5_claim_faces_the_resampled_test_sentences(peak, verdict):
+    # wu-5.1.2-middle-layers: the aligned curve peaks at L4 of 8, against 150 of 300 sentences
+    # right at L1: clearly, or by two sentences (which resamples often reverse)
+    rng = np.random.default_rng(10)
+    right = [100, 150, 120, 120, peak, 120, 110, 100, 90]
+    records = []
+    for layer, count in enumerate(right):
+        hits = np.zeros(300, dtype=int)
+        hits[rng.choice(300, size=count, replace=False)] = 1
+        items = [(int(h), 1) for h in hits]
+        records.append(
+            {"layer": layer, "evaluation": "mlm_align", "lang": "fr", "mapped": True,
+             "score": count / 300, "test_items": items_string(items)}
+        )  # fmt: skip
+    tables = {("mono", "en-fr", "ner"): pd.DataFrame(records)}
+    figure = transfer_table(tables).drop(columns="test_items")
+    claim = next(c for c in claims.CLAIMS if c.id == "wu-5.1.2-middle-layers")
+    alone = claims.evaluate_claim(claim, Run({"wu_figure5": figure}))
+    assert alone.verdict == SUPPORTED and alone.numbers["en-fr ner: best layer"] == 4
+    resamples = transfer_resamples(tables, 200, seed=2)
+    result = claims.evaluate_claim(
+        claim, Run({"wu_figure5": figure, "wu_figure5_resamples": resamples})
+    )
+    assert result.verdict == verdict, result.numbers

@@ -18,6 +18,8 @@ from xling.contracts.conllu import read_conllu
 from xling.contracts.ner import read_ner
 from xling.finetune import FinetuneSettings, TaskData
 from xling.finetune import run as run_module
+from xling.finetune.items import read_test_items
+from xling.finetune.metrics import ratio
 from xling.finetune.tasks import make_task
 from xling.finetune.training import make_scheduler, train_epoch
 from xling.model import load_pretrained
@@ -213,6 +215,13 @@ def test_ner_job_identity_and_rotation(world_dir, models, tmp_path, monkeypatch)
         out / "predictions.identity.txt"
     )
     assert scores["rotated"]["test"] != metrics["test"]["en"]
+    # every evaluation keeps its per-sentence counts beside the source test's, under its name
+    items = read_test_items(out / "test_items.json")
+    assert sorted(items) == sorted(["en", *evaluations])
+    for name, result in scores.items():
+        assert ratio(items[name]) == pytest.approx(result["test"])
+        test, lang = (fr_test, "fr") if name.startswith("fr") else (en_test, "en")
+        assert len(items[name]) == len(read_ner(test, lang))
     # Each evaluation reads its test file with its own model's tokenizer.
     assert target in loaded and source in loaded
     gold = read_ner(fr_test, "fr")

@@ -231,6 +231,25 @@ if S5:
         script:
             "../scripts/wu_sentence_resamples.py"
 
+    rule wu_transfer_resamples:
+        # Figures 5 and 8 on bootstrap resamples of the NER and parsing test sets, for the
+        # claims check.
+        input:
+            transfer_tables(),
+        output:
+            figure5=f"{R}/figures/wu_figure5_resamples.csv",
+            figure8=f"{R}/figures/wu_figure8_resamples.csv",
+        log:
+            f"{R}/logs/report/wu_transfer_resamples.log",
+        conda:
+            "../../envs/report.yaml"
+        params:
+            sweeps=transfer_sweeps(),
+            resamples=config["report"]["resamples"],
+            seed=config["seed"],
+        script:
+            "../scripts/wu_transfer_resamples.py"
+
     rule wu_transfer_figures:
         # Wu Figure 5 (monolingual models aligned vs the bilingual model) and Figure 8 (the
         # bilingual model with and without the map), from the same sweeps.

@@ -34,13 +34,13 @@ from torch import nn
 
 from xling.finetune import checkpoint
 from xling.finetune.grid import hp_id, normalize_hp
+from xling.finetune.metrics import ratio
 from xling.finetune.run import (
     Split,
     TaskData,
     check_tokenizer,
     encode_files,
     evaluate_all,
-    evaluate_split,
     fit_epochs,
     head_dropout,
     job_fingerprint,
@@ -51,6 +51,7 @@ from xling.finetune.run import (
 )
 from xling.finetune.settings import FinetuneSettings
 from xling.finetune.tasks import Task, TaskModel, make_task
+from xling.finetune.training import predict
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained
 from xling.model.encoder import TransformerLayer
 from xling.worklock import WorkDirLock
@@ -258,10 +259,13 @@ def run_layer_transfer(
         for name, target in targets.items():
             target_dir, lang, _, mapping = target.evaluation
             model.use_encoder(load_frozen_encoder(Path(target_dir), layer, run_device), mapping)
-            score, predictions[name] = evaluate_split(
-                target.spec, model, target.split, settings.eval_batch_size, run_device
+            predictions[name] = predict(
+                target.spec, model, target.split.items, lang, settings.eval_batch_size, run_device
             )
-            scores[name] = {"lang": lang, "mapped": mapping is not None, "test": score}
+            # kept in test_items.json under the evaluation's name (never a source test language)
+            items = target.spec.item_counts(target.split.examples, predictions[name])
+            evaluation.test_items[name] = items
+            scores[name] = {"lang": lang, "mapped": mapping is not None, "test": ratio(items)}
         metrics = {"task": task, "layer": layer, "task_layers": task_layers, "hp": hp}
         metrics |= {"hp_id": hp_id(hp), "metric": spec.metric, "source_lang": settings.source_lang}
         metrics |= {"selected_epoch": best_epoch, "dev": evaluation.dev, "test": evaluation.test}

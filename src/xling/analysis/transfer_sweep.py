@@ -17,6 +17,7 @@ import pandas as pd
 
 from xling.atomic import atomic_open, write_json
 from xling.fileio import StrPath
+from xling.finetune.items import TEST_ITEMS, items_string, read_test_items
 from xling.finetune.settings import FinetuneSettings
 from xling.model.config import EncoderConfig
 from xling.worklock import WorkDirLock
@@ -37,7 +38,8 @@ def transfer_sweep(
     work_dir: StrPath,
     threads: int = 1,
 ) -> list[dict]:
-    """Train and evaluate at every layer; write rows ``layer, evaluation, lang, mapped, score``.
+    """Train and evaluate at every layer; write rows ``layer, evaluation, lang, mapped, score,
+    test_items`` (the per-sentence counts behind the score: ``xling.finetune.items.items_string``).
 
     ``evaluations`` maps a name to whether the target's states are mapped (``maps[layer]`` of the
     ``mappings`` file, target -> source). ``settings`` is config ``analysis.contextual_transfer``
@@ -100,15 +102,20 @@ def _sweep(
                 threads=threads,
                 task_layers=settings["task_layers"],
             )
-        rows.append(_row(layer, "source", "en", False, metrics["test"]["en"]))
+        # per test sentence, the counts behind each score (the claims check resamples them)
+        items = read_test_items(work_dir / f"L{layer}" / TEST_ITEMS)
+        rows.append(_row(layer, "source", "en", False, metrics["test"]["en"], items["en"]))
         for name, result in metrics["evaluations"].items():
-            rows.append(_row(layer, name, result["lang"], result["mapped"], result["test"]))
+            rows.append(
+                _row(layer, name, result["lang"], result["mapped"], result["test"], items[name])
+            )
     return rows
 
 
-def _row(layer: int, evaluation: str, lang: str, mapped: bool, score: float) -> dict:
+def _row(layer: int, evaluation: str, lang: str, mapped: bool, score: float, items) -> dict:
     return {"layer": layer, "evaluation": evaluation, "lang": lang, "mapped": mapped} | {
-        "score": score
+        "score": score,
+        "test_items": items_string(items),
     }
 
 

@@ -68,3 +68,26 @@ def read_test_items(path: str | Path) -> dict[str, ItemCounts]:
             pairs.append((pair[0], pair[1]))
         items[lang] = pairs
     return items
+
+
+def items_string(items: ItemCounts) -> str:
+    """The counts as one csv cell: ``numerator/denominator`` per example, space-separated."""
+    return " ".join(f"{numerator:g}/{denominator:g}" for numerator, denominator in items)
+
+
+def parse_items_string(text: str, where: str) -> ItemCounts:
+    """The counts of :func:`items_string`; an error names ``where`` (file, row) and the fix."""
+    items = []
+    for index, token in enumerate(str(text).split()):
+        numerator, _, denominator = token.partition("/")
+        try:
+            pair = (float(numerator), float(denominator))
+        except ValueError:
+            pair = None
+        if pair is None or not 0 <= pair[0] <= pair[1]:
+            raise ValueError(
+                f"{where}: test item {index + 1} is {token!r}, not counts 'n/d' with "
+                "0 <= n <= d; rerun the job that wrote it"
+            )
+        items.append(pair)
+    return items

@@ -1,5 +1,5 @@
-"""Table 1 and Wu's Figures 4 and 6 rescored on bootstrap resamples of their test sets: how much
-a difference between two rows owes to the particular test sentences (or test words).
+"""Table 1 and Wu's Figures 4 to 6 and 8 rescored on bootstrap resamples of their test sets: how
+much a difference between two rows owes to the particular test sentences (or test words).
 
 Two models tested on one test set differ by their skill and by which sentences happen to be in
 it; with one seed, the point estimates alone cannot tell the two apart (a 600-pair XNLI test set
@@ -203,6 +203,58 @@ def cka_retrieval_resamples(
     if not frames:
         return pd.DataFrame(columns=CKA_RETRIEVAL_COLUMNS)
     return pd.concat(frames, ignore_index=True)[CKA_RETRIEVAL_COLUMNS]
+
+
+TRANSFER_COLUMNS = [REPLICATE, "kind", "pair", "task", "layer", "line", "lang", "mapped", "score"]
+
+
+def transfer_resamples(
+    tables: Mapping[tuple[str, str, str], pd.DataFrame], replicates: int, seed: int
+) -> pd.DataFrame:
+    """The contextual transfer sweeps behind Wu's Figures 5 and 8 on resamples of their test sets.
+
+    ``tables`` maps (kind, pair, task) to a sweep's table (``xling.analysis.transfer_sweep``),
+    whose ``test_items`` column holds each row's per-sentence counts. Every row that reads one test
+    set (a task and a language: the English test of every sweep of a task, a target's test in
+    every layer and kind) shares each draw. Returns :func:`xling.report.wu_figures.transfer_table`'s
+    rows per replicate (``TRANSFER_COLUMNS``), ``score`` rescored from the drawn sentences.
+    """
+    from xling.finetune.items import parse_items_string
+    from xling.report.wu_figures import transfer_table
+
+    if replicates < 1:
+        raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
+    data = transfer_table(tables)
+    if "test_items" not in data:
+        raise ValueError(
+            "the contextual transfer tables have no test_items column: they were written before "
+            "the per-sentence counts were kept; rerun them (snakemake --forcerun "
+            "contextual_transfer)"
+        )
+    draws: dict[tuple[str, str], np.ndarray] = {}
+    frames = []
+    for index, row in data.iterrows():
+        where = f"{row['kind']} {row['pair']} {row['task']} transfer, layer {row['layer']}"
+        items = parse_items_string(row["test_items"], f"{where} ({row['line']})")
+        test_set = (str(row["task"]), str(row["lang"]))
+        if test_set not in draws:
+            draws[test_set] = _draws(seed, test_set, replicates, len(items))
+        elif draws[test_set].shape[1] != len(items):
+            raise ValueError(
+                f"{where}: its {test_set[1]} {test_set[0]} test set has {len(items)} sentences, "
+                f"another sweep's {draws[test_set].shape[1]}: they must score one test file; "
+                "rerun the older sweep (snakemake --forcerun contextual_transfer)"
+            )
+        frame = pd.DataFrame({REPLICATE: np.arange(replicates)})
+        for column in TRANSFER_COLUMNS[1:-1]:
+            frame[column] = row[column]
+        frame["score"] = resampled_scores([items], draws[test_set])
+        frame["order"] = index
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=TRANSFER_COLUMNS)
+    frame = pd.concat(frames, ignore_index=True).sort_values([REPLICATE, "order"], kind="stable")
+    return frame[TRANSFER_COLUMNS].reset_index(drop=True)
 
 
 def cell_runs(

@@ -17,7 +17,7 @@ over targets or rows carries the average of their standard deviations), an upper
 only when ``a`` plus its standard deviation stays below ``t``. With one seed the spread is zero
 and the point estimates decide.
 
-A claim over Table 1 or Wu's Figures 4 and 6 (and the CKA-retrieval correlation) also faces the
+A claim over Table 1 or Wu's Figures 4 to 6 and 8 (and the CKA-retrieval correlation) also faces the
 luck of the test sentences (or test words): where the run has the input's ``*_resamples.csv`` (the
 input recomputed on bootstrap resamples of its test sets, the same draw for every row that reads a
 test set; :mod:`xling.report.resamples`; :data:`RESAMPLED` pairs them), the predicate is evaluated
@@ -105,8 +105,8 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
         "predicate over this run's numbers with its tolerance, and a verdict: `supported`, "
         "`not supported`, or `not computed` (an input or a row this run does not compute). With "
         "several seeds a comparison holds only beyond its spread; a claim over Table 1 or Wu's "
-        "Figures 4 and 6 must also hold in at least 84% of the bootstrap resamples of its test "
-        "sets (the share is among its numbers). Written by `xling.report.claims`.",
+        "Figures 4 to 6 and 8 must also hold in at least 84% of the bootstrap resamples of its "
+        "test sets (the share is among its numbers). Written by `xling.report.claims`.",
         "",
         README_BEGIN,
         f"{len(verdicts)} claims: {summary}.",

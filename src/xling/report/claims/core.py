@@ -25,10 +25,12 @@ INPUTS = {
     "wu_figure4": ("figures/wu_figure4.csv", "section5"),
     "wu_figure4_resamples": ("figures/wu_figure4_resamples.csv", "section5"),
     "wu_figure5": ("figures/wu_figure5.csv", "section5"),
+    "wu_figure5_resamples": ("figures/wu_figure5_resamples.csv", "section5"),
     "wu_figure6": ("figures/wu_figure6.csv", "section5"),
     "wu_figure6_resamples": ("figures/wu_figure6_resamples.csv", "section5"),
     "wu_figure7": ("figures/wu_figure7.csv", "section5"),
     "wu_figure8": ("figures/wu_figure8.csv", "section5"),
+    "wu_figure8_resamples": ("figures/wu_figure8_resamples.csv", "section5"),
     "wu_cka_retrieval": ("tables/wu_cka_retrieval_pearson.csv", "section5"),
     "wu_cka_retrieval_resamples": ("tables/wu_cka_retrieval_resamples.csv", "section5"),
     "muller_scores": ("muller/scores.csv", "muller"),
@@ -40,7 +42,9 @@ INPUTS = {
 RESAMPLED = {
     "table1": "table1_resamples",
     "wu_figure4": "wu_figure4_resamples",
+    "wu_figure5": "wu_figure5_resamples",
     "wu_figure6": "wu_figure6_resamples",
+    "wu_figure8": "wu_figure8_resamples",
     "wu_cka_retrieval": "wu_cka_retrieval_resamples",
 }
 # A claim over resampled inputs is supported only where it holds in this share of the resamples
