@@ -5,7 +5,6 @@ import pytest
 
 from xling.analysis.alignment import (
     csls_top1,
-    hits_string,
     iterative_normalization,
     mean_knn_cosine,
     procrustes,
@@ -13,6 +12,7 @@ from xling.analysis.alignment import (
     retrieval_p_at_1,
     translation_p_at_1,
 )
+from xling.finetune.items import hits_string
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ def test_retrieval_hits_mark_each_query_and_average_to_p_at_1(rng):
     hits = retrieval_hits(x, y, batch_size=13)
     assert hits.dtype == bool and list(np.flatnonzero(~hits)) == [3, 7]
     assert retrieval_p_at_1(x, y, batch_size=13) == hits.mean() == 48 / 50
-    assert hits_string([True, False, None]) == "yn-"
+    assert hits_string([True, False, None]) == "yn-"  # xling.finetune.items: csv-safe letters
 
 
 def test_retrieval_names_mismatched_shapes(rng):

@@ -94,6 +94,10 @@ def expected_counts(config):
             "wu_figure": 3,
             "wu_transfer_figures": 1,
             "wu_cka_retrieval_correlation": 1,
+            # Figures 4, 6 (with the correlation), 5 and 8 on resamples of their test sets
+            "wu_figure4_resamples": 1,
+            "wu_sentence_resamples": 1,
+            "wu_transfer_resamples": 1,
         }
         if analysis.get("word_aligner", "eflomal") == "eflomal":  # gold: the toy world's own
             counts["align_parallel"] = len(transfer["pairs"])
@@ -121,7 +125,7 @@ def muller_counts(config):
     study = muller_plan(config)
     counts = {"muller_encode": len(study.setups)}
     counts["muller_finetune"] = sum(len(study.jobs(setup)) for setup in study.setups)
-    for rule in ("parallel", "similarity_pretrained", "collect", "tables", "figures"):
+    for rule in ("parallel", "similarity_pretrained", "collect", "resamples", "tables", "figures"):
         counts[f"muller_{rule}"] = 1
     if config["muller"]["model"]["source"] == "pretrain":
         counts |= {"build_multilingual_vocab": 1, "pretrain_multilingual": 1}

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xling.analysis.alignment import hits_string
-from xling.finetune.items import items_string
+from xling.finetune.items import hits_string, items_string
 from xling.finetune.metrics import ratio
+from xling.muller.collect import SCORE_COLUMNS
 from xling.report import claims
 from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
 from xling.report.resamples import (
@@ -18,6 +18,7 @@ from xling.report.resamples import (
     cka_retrieval_resamples,
     figure4_resamples,
     figure6_resamples,
+    muller_score_resamples,
     split_replicates,
     table1_resamples,
     transfer_resamples,
@@ -438,3 +439,46 @@ def test_a_figure5_claim_faces_the_resampled_test_sentences(peak, verdict):
         claim, Run({"wu_figure5": figure, "wu_figure5_resamples": resamples})
     )
     assert result.verdict == verdict, result.numbers
+
+
+# --------------------------------------------------------------------------- Muller et al.
+def muller_run(tmp_path, experiment, group, items_by_evaluation, dev=0.8):
+    """A finished Muller run with its metrics and per-sentence counts, as its job leaves it."""
+    from xling.finetune.items import write_test_items
+
+    run_dir = tmp_path / experiment / group
+    run_dir.mkdir(parents=True)
+    tests = {name: ratio(items) for name, items in items_by_evaluation.items()}
+    metrics = {"dev": {"en": dev}, "test": tests}
+    (run_dir / "done.json").write_text(json.dumps({"fingerprint": {}, "metrics": metrics}))
+    write_test_items(run_dir / "test_items.json", "span_f1", items_by_evaluation)
+    return {
+        "experiment": experiment, "task": "ner", "source": "en", "group": group, "seed": 1,
+        "hp_id": "bs16", "dir": str(run_dir), "similarity": False,
+    }  # fmt: skip
+
+
+def test_muller_scores_are_resampled_per_test_set_and_dev_rows_stay(tmp_path):
+    from xling.muller.collect import select_runs
+
+    rng = np.random.default_rng(11)
+    fr, en, worse = (accuracy_items(rng, n, p) for n, p in ((200, 0.5), (150, 0.9), (200, 0.3)))
+    runs = [
+        muller_run(tmp_path, "transfer", "ref", {"en": en, "fr": fr}),
+        muller_run(tmp_path, "transfer", "1-2", {"en": en, "fr": worse}),
+        muller_run(tmp_path, "domain", "0-1", {"en": en, "fr": fr}),
+    ]
+    evaluations = {f"{e}/ner/en": {"en": "en", "fr": "fr"} for e in ("transfer", "domain")}
+    frame = muller_score_resamples(select_runs(runs), evaluations, 150, seed=3)
+    assert list(frame.columns) == [REPLICATE, *SCORE_COLUMNS]
+    assert len(frame) == 150 * 3 * 3  # dev + two test rows per run
+    dev = frame[frame["split"] == "dev"]
+    assert (dev["score"] == 0.8).all()  # the grid point's selection is not resampled
+    test = frame[frame["split"] == "test"]
+    fr_ref = test[(test["group"] == "ref") & (test["evaluation"] == "fr")]["score"].to_numpy()
+    fr_domain = test[(test["group"] == "0-1") & (test["evaluation"] == "fr")]["score"].to_numpy()
+    np.testing.assert_array_equal(fr_ref, fr_domain)  # one fr test set, one draw, in both
+    assert abs(fr_ref.mean() - ratio(fr)) < 0.02 and fr_ref.std() > 0
+    # the claims read the resamples like scores.csv
+    scores = claims.Scores(frame[frame[REPLICATE] == 0].drop(columns=REPLICATE))
+    assert scores.get("transfer", "ner", "en", "ref", "fr").value == pytest.approx(100 * fr_ref[0])

@@ -152,6 +152,24 @@ if MULLER:
         script:
             "../scripts/muller_collect.py"
 
+    rule muller_resamples:
+        # scores.csv on bootstrap resamples of the test sets, for the claims check.
+        input:
+            jobs=muller_job_files(),
+        output:
+            f"{R}/muller/scores_resamples.csv",
+        log:
+            f"{R}/logs/muller/resamples.log",
+        conda:
+            "../../envs/report.yaml"
+        params:
+            runs=muller_runs_table(),
+            evaluations=muller_evaluations(),
+            resamples=config["report"]["resamples"],
+            seed=config["seed"],
+        script:
+            "../scripts/muller_resamples.py"
+
     rule muller_tables:
         # Muller Tables 1, 2, 4, 5 and 6-8, ours beside the paper's (csv, markdown, LaTeX).
         input:

@@ -185,17 +185,6 @@ def csls_top1(
     return best
 
 
-# Per test item (a dictionary's source word, a Tatoeba sentence) in its order: retrieved right,
-# wrong, or not scored (a word outside a vocabulary). Letters, so that no reader of a csv holding
-# them takes the column for a number; the claims check resamples them (xling.report.resamples).
-HIT, MISS, UNSCORED = "y", "n", "-"
-
-
-def hits_string(marks: Iterable[bool | None]) -> str:
-    """One character per test item: :data:`HIT`, :data:`MISS`, or :data:`UNSCORED` for None."""
-    return "".join(UNSCORED if mark is None else HIT if mark else MISS for mark in marks)
-
-
 def retrieval_p_at_1(x, y, *, batch_size: int = 1024, dtype=np.float32) -> float:
     """Share of rows of ``x`` whose cosine nearest neighbour in ``y`` is the same row (§5.1.3).
 

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from xling.analysis.alignment import (
-    hits_string,
     iterative_normalization,
     procrustes,
     retrieval_hits,
 )
 from xling.analysis.representations import framing, mean_pooled_layers
 from xling.fileio import StrPath, read_lines, require_file
+from xling.finetune.items import hits_string
 
 TATOEBA_FIX = (
     "the paper study downloads it (config data.tatoeba; run `snakemake <this path>`), the demo's "

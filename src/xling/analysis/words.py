@@ -8,7 +8,7 @@ dictionary and scored by CSLS retrieval (K = 10) on the MUSE test dictionary:
 * ``contextual``: per layer, each word's states averaged over its subwords and occurrences (4b).
 
 Each row also keeps which test words it translated right (column ``hits``,
-:func:`xling.analysis.alignment.hits_string`), so that the claims check can resample the test
+:func:`xling.finetune.items.hits_string`), so that the claims check can resample the test
 words (``xling.report.resamples``).
 """
 
@@ -18,12 +18,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from xling.analysis.alignment import hits_string, translation_p_at_1
+from xling.analysis.alignment import translation_p_at_1
 from xling.analysis.contextual import single_subword_embeddings
 from xling.analysis.fasttext_vectors import read_vec
 from xling.analysis.wordvectors import load_word_vectors
 from xling.contracts.muse import read_muse
 from xling.fileio import StrPath, require_file
+from xling.finetune.items import hits_string
 
 MUSE_FIX = (
     "the paper study downloads it (config data.muse.url; run `snakemake <this path>`), the demo's "

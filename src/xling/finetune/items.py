@@ -11,7 +11,7 @@ of Table 1 from the luck of the test sentences (``xling.report.resamples``). Tor
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from xling.atomic import atomic_open
@@ -91,3 +91,15 @@ def parse_items_string(text: str, where: str) -> ItemCounts:
             )
         items.append(pair)
     return items
+
+
+# Where each test item is simply right or wrong (a dictionary's source word, a Tatoeba sentence),
+# one character per item, in the test set's order: retrieved right, wrong, or not scored (a word
+# outside a vocabulary). Letters, so that no reader of a csv holding them takes the column for a
+# number.
+HIT, MISS, UNSCORED = "y", "n", "-"
+
+
+def hits_string(marks: Iterable[bool | None]) -> str:
+    """One character per test item: :data:`HIT`, :data:`MISS`, or :data:`UNSCORED` for None."""
+    return "".join(UNSCORED if mark is None else HIT if mark else MISS for mark in marks)

@@ -1,5 +1,6 @@
-"""Table 1 and Wu's Figures 4 to 6 and 8 rescored on bootstrap resamples of their test sets: how
-much a difference between two rows owes to the particular test sentences (or test words).
+"""Table 1, Wu's Figures 4 to 6 and 8 and Muller et al.'s scores rescored on bootstrap resamples
+of their test sets: how much a difference between two rows owes to the particular test sentences
+(or test words).
 
 Two models tested on one test set differ by their skill and by which sentences happen to be in
 it; with one seed, the point estimates alone cannot tell the two apart (a 600-pair XNLI test set
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xling.finetune.items import TEST_ITEMS, ItemCounts, read_test_items
+from xling.finetune.items import HIT, MISS, TEST_ITEMS, UNSCORED, ItemCounts, read_test_items
 from xling.report.table1 import KEY, score_column, target_columns
 
 REPLICATE = "replicate"
@@ -115,15 +116,13 @@ def hits_resamples(
     """Rows of per-pair analysis tables rescored on ``replicates`` resamples of their test items.
 
     ``tables`` maps a pair to its table; ``scores`` maps each score column to the column of hit
-    marks it is the mean of (``xling.analysis.alignment.hits_string``: one mark per test item, in
+    marks it is the mean of (``xling.finetune.items.hits_string``: one mark per test item, in
     the test set's order). Each resample draws a pair's test items with replacement, the same draw
     for every row and score of that pair (a paired bootstrap), and scores a row over the drawn
     items it scored. ``test_set`` names the test sets in the draws' seed, ``rule`` the job that
     writes the tables (for the fix an error names). Returns one row per (replicate, pair, table
     row): ``replicate, pair``, the ``keys`` and the score columns.
     """
-    from xling.analysis.alignment import HIT, MISS, UNSCORED
-
     if replicates < 1:
         raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
     columns = [REPLICATE, "pair", *keys, *scores]
@@ -255,6 +254,55 @@ def transfer_resamples(
         return pd.DataFrame(columns=TRANSFER_COLUMNS)
     frame = pd.concat(frames, ignore_index=True).sort_values([REPLICATE, "order"], kind="stable")
     return frame[TRANSFER_COLUMNS].reset_index(drop=True)
+
+
+def muller_score_resamples(
+    selected: Sequence[tuple[Mapping, dict]],
+    evaluations: Mapping[str, Mapping[str, str]],
+    replicates: int,
+    seed: int,
+) -> pd.DataFrame:
+    """Muller et al.'s ``scores.csv`` on ``replicates`` resamples of the test sets.
+
+    ``selected`` and ``evaluations`` are what ``xling.muller.collect.score_rows`` takes: the
+    selected run of every (experiment, task, source, group, seed), whose folder holds its
+    ``test_items.json``. Test rows are rescored from the drawn sentences, the same draw for every
+    run that reads one test set (one task and evaluation name: the transfer and domain
+    experiments read the same file under the same name); dev rows, which choose the grid point,
+    stay as they are. Returns ``scores.csv``'s columns with ``replicate`` first.
+    """
+    from xling.muller.collect import SCORE_COLUMNS, score_rows
+
+    if replicates < 1:
+        raise ValueError(f"report.resamples must be at least 1 to resample, got {replicates}")
+    columns = [REPLICATE, *SCORE_COLUMNS]
+    keys = ("experiment", "task", "source", "group", "seed")
+    counts = {
+        tuple(run[k] for k in keys): read_test_items(Path(run["dir"]) / TEST_ITEMS)
+        for run, _ in selected
+    }
+    draws: dict[tuple[str, str], np.ndarray] = {}
+    frames = []
+    for row in score_rows(selected, evaluations):
+        frame = pd.DataFrame({REPLICATE: np.arange(replicates)}).assign(**row)
+        if row["split"] == "test":
+            items = counts[tuple(row[k] for k in keys)][row["evaluation"]]
+            test_set = (f"muller {row['task']}", str(row["evaluation"]))
+            if test_set not in draws:
+                draws[test_set] = _draws(seed, test_set, replicates, len(items))
+            elif draws[test_set].shape[1] != len(items):
+                raise ValueError(
+                    f"Muller {row['task']} runs score the {row['evaluation']} test set with "
+                    f"{draws[test_set].shape[1]} and {len(items)} sentences ({row['experiment']}, "
+                    f"group {row['group']}, seed {row['seed']}); they must score one test file: "
+                    "rerun the older runs' jobs"
+                )
+            frame["score"] = resampled_scores([items], draws[test_set])
+        frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    frame = pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")
+    return frame[columns].reset_index(drop=True)
 
 
 def cell_runs(

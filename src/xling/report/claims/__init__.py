@@ -17,14 +17,14 @@ over targets or rows carries the average of their standard deviations), an upper
 only when ``a`` plus its standard deviation stays below ``t``. With one seed the spread is zero
 and the point estimates decide.
 
-A claim over Table 1 or Wu's Figures 4 to 6 and 8 (and the CKA-retrieval correlation) also faces the
-luck of the test sentences (or test words): where the run has the input's ``*_resamples.csv`` (the
-input recomputed on bootstrap resamples of its test sets, the same draw for every row that reads a
-test set; :mod:`xling.report.resamples`; :data:`RESAMPLED` pairs them), the predicate is evaluated
-on each resample too, the share of resamples where it holds is among the claim's numbers, and the
-claim is supported only where that share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the
-one-standard-deviation level of the rule above). With one seed this is what keeps a verdict from
-turning on a fraction of a point.
+A claim over test scores (Table 1, Wu's Figures 4 to 6 and 8, the CKA-retrieval correlation,
+Muller et al.'s scores) also faces the luck of the test sentences (or test words): where the run
+has the input's ``*_resamples.csv`` (the input recomputed on bootstrap resamples of its test
+sets, the same draw for every row that reads a test set; :mod:`xling.report.resamples`;
+:data:`RESAMPLED` pairs them), the predicate is evaluated on each resample too, the share of
+resamples where it holds is among the claim's numbers, and the claim is supported only where that
+share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the one-standard-deviation level of the rule
+above). With one seed this is what keeps a verdict from turning on a fraction of a point.
 
 Inputs (each optional, by name; :data:`INPUTS` gives their paths under ``results/<study>/``):
 Table 1's csv (``xling.report.table1``), the csvs behind Wu's Figures 4 to 8 and the CKA-retrieval
@@ -104,9 +104,10 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
         "Each claim is a sentence of Wu, Conneau et al. (2020) or Muller et al. (2021), a "
         "predicate over this run's numbers with its tolerance, and a verdict: `supported`, "
         "`not supported`, or `not computed` (an input or a row this run does not compute). With "
-        "several seeds a comparison holds only beyond its spread; a claim over Table 1 or Wu's "
-        "Figures 4 to 6 and 8 must also hold in at least 84% of the bootstrap resamples of its "
-        "test sets (the share is among its numbers). Written by `xling.report.claims`.",
+        "several seeds a comparison holds only beyond its spread; a claim over test scores "
+        "(Table 1, Wu's Figures 4 to 6 and 8, Muller et al.'s scores) must also hold in at least "
+        "84% of the bootstrap resamples of its test sets (the share is among its numbers). "
+        "Written by `xling.report.claims`.",
         "",
         README_BEGIN,
         f"{len(verdicts)} claims: {summary}.",

@@ -34,6 +34,7 @@ INPUTS = {
     "wu_cka_retrieval": ("tables/wu_cka_retrieval_pearson.csv", "section5"),
     "wu_cka_retrieval_resamples": ("tables/wu_cka_retrieval_resamples.csv", "section5"),
     "muller_scores": ("muller/scores.csv", "muller"),
+    "muller_scores_resamples": ("muller/scores_resamples.csv", "muller"),
     "muller_similarity": ("muller/similarity.csv", "muller"),
 }
 
@@ -46,6 +47,7 @@ RESAMPLED = {
     "wu_figure6": "wu_figure6_resamples",
     "wu_figure8": "wu_figure8_resamples",
     "wu_cka_retrieval": "wu_cka_retrieval_resamples",
+    "muller_scores": "muller_scores_resamples",
 }
 # A claim over resampled inputs is supported only where it holds in this share of the resamples
 # too: the one-standard-deviation level (P(Z > -1) = 0.84) of the rule for several seeds below.

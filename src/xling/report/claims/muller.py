@@ -56,13 +56,16 @@ class Scores:
         stats = frame.groupby(list(self.KEYS), sort=False, dropna=False)["score"].agg(
             ["mean", "std"]
         )
+        # built once per bootstrap resample of the scores: zip over columns, not iterrows
+        spread = stats["std"].fillna(0.0)
         self.cells = {
-            key: Estimate(100.0 * row["mean"], 0.0 if pd.isna(row["std"]) else 100.0 * row["std"])
-            for key, row in stats.iterrows()
+            key: Estimate(100.0 * mean, 100.0 * std)
+            for key, mean, std in zip(stats.index, stats["mean"], spread, strict=True)
         }
+        columns = [frame[c] for c in ("experiment", "task", "source", "evaluation", "lang")]
         self.languages = {
-            (row.experiment, row.task, row.source, row.evaluation): row.lang
-            for row in frame.itertuples()
+            (experiment, task, source, evaluation): lang
+            for experiment, task, source, evaluation, lang in zip(*columns, strict=True)
         }
 
     def get(self, experiment, task, source, group, evaluation, split="test") -> Estimate | None:
@@ -86,18 +89,21 @@ class Scores:
 
 def _select_grid_points(frame: pd.DataFrame) -> pd.DataFrame:
     """Keep, per (experiment, task, source, group, seed), the grid point (``hp_id``) with the best
-    source-language dev score, as the paper selects; all rows where there is one point or no dev."""
+    source-language dev score, as the paper selects; all rows where there is one point or no dev.
+    Ties go to the first ``hp_id`` in sorted order. Vectorized: the claims check builds this once
+    per bootstrap resample of the scores."""
     if "hp_id" not in frame or frame["hp_id"].nunique(dropna=False) <= 1:
         return frame
     keys = ["experiment", "task", "source", "group", "seed"]
-    kept = []
-    for _, rows in frame.groupby(keys, sort=False, dropna=False):
-        dev = rows[(rows["split"] == "dev") & (rows["lang"] == rows["source"])]
-        if rows["hp_id"].nunique(dropna=False) > 1 and len(dev):
-            best = dev.groupby("hp_id", dropna=False)["score"].mean().idxmax()
-            rows = rows[rows["hp_id"] == best]
-        kept.append(rows)
-    return pd.concat(kept, ignore_index=True)
+    dev = frame[(frame["split"] == "dev") & (frame["lang"] == frame["source"])]
+    means = dev.groupby([*keys, "hp_id"], dropna=False)["score"].mean()
+    best = means.groupby(level=list(range(len(keys))), dropna=False).idxmax()
+    chosen = pd.DataFrame(list(best), columns=[*keys, "best_hp_id"])
+    points = frame.groupby(keys, dropna=False)["hp_id"].transform("nunique")
+    merged = frame.merge(chosen, on=keys, how="left")
+    keep = (points.to_numpy() <= 1) | merged["best_hp_id"].isna().to_numpy()
+    keep |= (merged["hp_id"] == merged["best_hp_id"]).to_numpy()
+    return frame[keep].reset_index(drop=True)
 
 
 def _last_layer(groups: Mapping[str, set[int]]) -> int:
