@@ -406,7 +406,7 @@ def test_transfer_tables_without_counts_or_of_two_test_sizes_are_named():
         transfer_resamples({("mono", "en-fr", "ner"): table.drop(columns="test_items")}, 5, 1)
     short = sweep(rng, {"source": ("en", [0.5] * 3)}, layers=3, n=50)
     tables = {("mono", "en-fr", "ner"): table, ("mono", "en-ru", "ner"): short}
-    with pytest.raises(ValueError, match="en ner test set has 50 sentences, another sweep's 120"):
+    with pytest.raises(ValueError, match="en ner test set has 50 examples, another row's 120"):
         transfer_resamples(tables, 5, 1)
     bad = table.copy()
     bad.loc[0, "test_items"] = "1/1 2/1"

@@ -39,6 +39,28 @@ def _draws(seed: int, test_set: tuple[str, str], replicates: int, size: int) -> 
     return np.random.default_rng([seed, stream]).integers(0, size, size=(replicates, size))
 
 
+def _shared_draws(
+    draws: dict[tuple[str, str], np.ndarray],
+    seed: int,
+    test_set: tuple[str, str],
+    replicates: int,
+    size: int,
+    where: str,
+    fix: str,
+) -> np.ndarray:
+    """The draws of ``test_set``, made on first use and shared by every row that reads it; a row
+    that scores it with another number of examples is an error naming ``where`` and ``fix``."""
+    known = draws.get(test_set)
+    if known is None:
+        known = draws[test_set] = _draws(seed, test_set, replicates, size)
+    elif known.shape[1] != size:
+        raise ValueError(
+            f"{where}: its {test_set[1]} {test_set[0]} test set has {size} examples, another "
+            f"row's {known.shape[1]}: they must score one test file; {fix}"
+        )
+    return known
+
+
 def resampled_scores(runs: Sequence[ItemCounts], draws: np.ndarray) -> np.ndarray:
     """The mean over ``runs`` (the best grid points of one cell) of each run's score on each row
     of ``draws`` (replicates x examples, indices into the test set), as a fraction."""
@@ -236,18 +258,12 @@ def transfer_resamples(
         where = f"{row['kind']} {row['pair']} {row['task']} transfer, layer {row['layer']}"
         items = parse_items_string(row["test_items"], f"{where} ({row['line']})")
         test_set = (str(row["task"]), str(row["lang"]))
-        if test_set not in draws:
-            draws[test_set] = _draws(seed, test_set, replicates, len(items))
-        elif draws[test_set].shape[1] != len(items):
-            raise ValueError(
-                f"{where}: its {test_set[1]} {test_set[0]} test set has {len(items)} sentences, "
-                f"another sweep's {draws[test_set].shape[1]}: they must score one test file; "
-                "rerun the older sweep (snakemake --forcerun contextual_transfer)"
-            )
+        fix = "rerun the older sweep (snakemake --forcerun contextual_transfer)"
+        drawn = _shared_draws(draws, seed, test_set, replicates, len(items), where, fix)
         frame = pd.DataFrame({REPLICATE: np.arange(replicates)})
         for column in TRANSFER_COLUMNS[1:-1]:
             frame[column] = row[column]
-        frame["score"] = resampled_scores([items], draws[test_set])
+        frame["score"] = resampled_scores([items], drawn)
         frame["order"] = index
         frames.append(frame)
     if not frames:
@@ -288,16 +304,10 @@ def muller_score_resamples(
         if row["split"] == "test":
             items = counts[tuple(row[k] for k in keys)][row["evaluation"]]
             test_set = (f"muller {row['task']}", str(row["evaluation"]))
-            if test_set not in draws:
-                draws[test_set] = _draws(seed, test_set, replicates, len(items))
-            elif draws[test_set].shape[1] != len(items):
-                raise ValueError(
-                    f"Muller {row['task']} runs score the {row['evaluation']} test set with "
-                    f"{draws[test_set].shape[1]} and {len(items)} sentences ({row['experiment']}, "
-                    f"group {row['group']}, seed {row['seed']}); they must score one test file: "
-                    "rerun the older runs' jobs"
-                )
-            frame["score"] = resampled_scores([items], draws[test_set])
+            where = f"Muller {row['experiment']} run, group {row['group']}, seed {row['seed']}"
+            fix = "rerun the older runs' jobs"
+            drawn = _shared_draws(draws, seed, test_set, replicates, len(items), where, fix)
+            frame["score"] = resampled_scores([items], drawn)
         frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=columns)
