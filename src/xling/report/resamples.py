@@ -283,9 +283,10 @@ def muller_score_resamples(
     ``selected`` and ``evaluations`` are what ``xling.muller.collect.score_rows`` takes: the
     selected run of every (experiment, task, source, group, seed), whose folder holds its
     ``test_items.json``. Test rows are rescored from the drawn sentences, the same draw for every
-    run that reads one test set (one task and evaluation name: the transfer and domain
-    experiments read the same file under the same name); dev rows, which choose the grid point,
-    stay as they are. Returns ``scores.csv``'s columns with ``replicate`` first.
+    run that reads one test set (one experiment, task and evaluation name; the claims compare
+    runs within an experiment, and an evaluation name may stand for other files in the two);
+    dev rows, which choose the grid point, stay as they are. Returns ``scores.csv``'s columns
+    with ``replicate`` first.
     """
     from xling.muller.collect import SCORE_COLUMNS, score_rows
 
@@ -303,7 +304,7 @@ def muller_score_resamples(
         frame = pd.DataFrame({REPLICATE: np.arange(replicates)}).assign(**row)
         if row["split"] == "test":
             items = counts[tuple(row[k] for k in keys)][row["evaluation"]]
-            test_set = (f"muller {row['task']}", str(row["evaluation"]))
+            test_set = (f"muller {row['experiment']} {row['task']}", str(row["evaluation"]))
             where = f"Muller {row['experiment']} run, group {row['group']}, seed {row['seed']}"
             fix = "rerun the older runs' jobs"
             drawn = _shared_draws(draws, seed, test_set, replicates, len(items), where, fix)
