@@ -918,7 +918,10 @@ def muller_job_file(setup, job):
     return f"{R}/muller/finetune/{setup.key}/{job}.json"
 
 
-def muller_job_files():
+# The collector and the resampler read every job's runs (3,420 jobs in the paper plan): their input
+# and params are these functions, called when their job is planned, not at parse time (every
+# cluster job re-parses this file).
+def muller_job_files(wildcards=None):
     return [muller_job_file(s, job) for s in MULLER.setups for job in MULLER.jobs(s)]
 
 
@@ -959,7 +962,7 @@ def get_muller_runs(wildcards):
     ]
 
 
-def muller_runs_table():
+def muller_runs_table(wildcards=None):
     """Every run as a row for the collector: what each job file's runs are."""
     return [
         {
@@ -977,7 +980,7 @@ def muller_runs_table():
     ]
 
 
-def muller_evaluations():
+def muller_evaluations(wildcards=None):
     """setup key -> evaluation name -> language, for the collector."""
     return {key: {e.name: e.lang for e in s.evaluations} for key, s in MULLER_SETUPS.items()}
 

@@ -137,7 +137,7 @@ if MULLER:
     rule muller_collect:
         # The selected grid point of every (setup, group, seed) -> scores.csv, similarity.csv.
         input:
-            jobs=muller_job_files(),
+            jobs=muller_job_files,
             pretrained=f"{R}/muller/similarity/pretrained.csv",
         output:
             scores=f"{R}/muller/scores.csv",
@@ -147,15 +147,15 @@ if MULLER:
         conda:
             "../../envs/torch.yaml"
         params:
-            runs=muller_runs_table(),
-            evaluations=muller_evaluations(),
+            runs=muller_runs_table,
+            evaluations=muller_evaluations,
         script:
             "../scripts/muller_collect.py"
 
     rule muller_resamples:
         # scores.csv on bootstrap resamples of the test sets, for the claims check.
         input:
-            jobs=muller_job_files(),
+            jobs=muller_job_files,
         output:
             f"{R}/muller/scores_resamples.csv",
         log:
@@ -163,8 +163,8 @@ if MULLER:
         conda:
             "../../envs/report.yaml"
         params:
-            runs=muller_runs_table(),
-            evaluations=muller_evaluations(),
+            runs=muller_runs_table,
+            evaluations=muller_evaluations,
             resamples=config["report"]["resamples"],
             seed=config["seed"],
         script:

@@ -6,23 +6,27 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
-    from xling.atomic import atomic_open
-    from xling.report.resamples import FIGURE4_COLUMNS, figure4_resamples
+    from xling.report.resamples import (
+        FIGURE4_COLUMNS,
+        figure4_resamples,
+        resamples_or_header,
+        write_resamples,
+    )
 
     tables = {
         pair: pd.read_csv(path, dtype={"hits": str})
         for pair, path in zip(smk.params.pairs, smk.input, strict=True)
     }
-    old = [pair for pair, table in tables.items() if "hits" not in table]
-    if smk.params.resamples and not old:
-        frame = figure4_resamples(tables, smk.params.resamples, smk.params.seed)
-    else:  # the claims check then compares the numbers alone
-        if old:
-            print(f"no resamples: the tables of {old} predate the per-word hits (rerun them)")
-        frame = pd.DataFrame(columns=FIGURE4_COLUMNS)
-    with atomic_open(smk.output[0]) as out:
-        frame.to_csv(out, index=False)
-    print(f"{smk.output[0]}: {len(frame)} rows")
+    stale = [
+        path for path, table in zip(smk.input, tables.values(), strict=True) if "hits" not in table
+    ]
+    frame = resamples_or_header(
+        smk.params.resamples,
+        stale,
+        FIGURE4_COLUMNS,
+        lambda: figure4_resamples(tables, smk.params.resamples, smk.params.seed),
+    )
+    write_resamples(smk.output[0], frame)
 
 
 _bootstrap.run(main, snakemake)

@@ -7,30 +7,31 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
-    from xling.atomic import atomic_open
     from xling.report.resamples import (
-        CKA_RETRIEVAL_COLUMNS,
         FIGURE6_COLUMNS,
         cka_retrieval_resamples,
         figure6_resamples,
+        resamples_or_header,
+        write_resamples,
     )
 
     pairs = smk.params.pairs
     retrieval = {p: pd.read_csv(f) for p, f in zip(pairs, smk.input.retrieval, strict=True)}
     similarity = {p: pd.read_csv(f) for p, f in zip(pairs, smk.input.similarity, strict=True)}
-    old = [pair for pair, table in retrieval.items() if "hits" not in table]
-    if smk.params.resamples and not old:
-        figure6 = figure6_resamples(retrieval, smk.params.resamples, smk.params.seed)
-        correlation = cka_retrieval_resamples(similarity, figure6)
-    else:  # the claims check then compares the numbers alone
-        if old:
-            print(f"no resamples: the tables of {old} predate the per-sentence hits (rerun them)")
-        figure6 = pd.DataFrame(columns=FIGURE6_COLUMNS)
-        correlation = pd.DataFrame(columns=CKA_RETRIEVAL_COLUMNS)
-    for frame, path in ((figure6, smk.output.figure6), (correlation, smk.output.correlation)):
-        with atomic_open(path) as out:
-            frame.to_csv(out, index=False)
-        print(f"{path}: {len(frame)} rows")
+    stale = [
+        f
+        for f, table in zip(smk.input.retrieval, retrieval.values(), strict=True)
+        if "hits" not in table
+    ]
+    figure6 = resamples_or_header(
+        smk.params.resamples,
+        stale,
+        FIGURE6_COLUMNS,
+        lambda: figure6_resamples(retrieval, smk.params.resamples, smk.params.seed),
+    )
+    write_resamples(smk.output.figure6, figure6)
+    # no resamples of Figure 6 (header only): none of the correlation either
+    write_resamples(smk.output.correlation, cka_retrieval_resamples(similarity, figure6))
 
 
 _bootstrap.run(main, snakemake)

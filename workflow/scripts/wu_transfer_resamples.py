@@ -7,24 +7,27 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
-    from xling.atomic import atomic_open
-    from xling.report.resamples import TRANSFER_COLUMNS, transfer_resamples
+    from xling.report.resamples import (
+        TRANSFER_COLUMNS,
+        resamples_or_header,
+        transfer_resamples,
+        write_resamples,
+    )
     from xling.report.wu_figures import FIGURE5_LINES, FIGURE8_LINES
 
     sweeps = [tuple(sweep) for sweep in smk.params.sweeps]
     tables = {sweep: pd.read_csv(path) for sweep, path in zip(sweeps, smk.input, strict=True)}
-    old = [" ".join(sweep) for sweep, table in tables.items() if "test_items" not in table]
-    if smk.params.resamples and not old:
-        data = transfer_resamples(tables, smk.params.resamples, smk.params.seed)
-    else:  # the claims check then compares the numbers alone
-        if old:
-            print(f"no resamples: the sweeps {old} predate the per-sentence counts (rerun them)")
-        data = pd.DataFrame(columns=TRANSFER_COLUMNS)
+    stale = [
+        f for f, table in zip(smk.input, tables.values(), strict=True) if "test_items" not in table
+    ]
+    data = resamples_or_header(
+        smk.params.resamples,
+        stale,
+        TRANSFER_COLUMNS,
+        lambda: transfer_resamples(tables, smk.params.resamples, smk.params.seed),
+    )
     for lines, path in ((FIGURE5_LINES, smk.output.figure5), (FIGURE8_LINES, smk.output.figure8)):
-        frame = data[data["line"].isin(list(lines))]
-        with atomic_open(path) as out:
-            frame.to_csv(out, index=False)
-        print(f"{path}: {len(frame)} rows")
+        write_resamples(path, data[data["line"].isin(list(lines))])
 
 
 _bootstrap.run(main, snakemake)

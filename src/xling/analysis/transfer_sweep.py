@@ -17,7 +17,7 @@ import pandas as pd
 
 from xling.atomic import atomic_open, write_json
 from xling.fileio import StrPath
-from xling.finetune.items import TEST_ITEMS, items_string, read_test_items
+from xling.finetune.items import TEST_ITEMS, ItemCounts, items_string, read_test_items
 from xling.finetune.settings import FinetuneSettings
 from xling.model.config import EncoderConfig
 from xling.worklock import WorkDirLock
@@ -112,7 +112,9 @@ def _sweep(
     return rows
 
 
-def _row(layer: int, evaluation: str, lang: str, mapped: bool, score: float, items) -> dict:
+def _row(
+    layer: int, evaluation: str, lang: str, mapped: bool, score: float, items: ItemCounts
+) -> dict:
     return {"layer": layer, "evaluation": evaluation, "lang": lang, "mapped": mapped} | {
         "score": score,
         "test_items": items_string(items),

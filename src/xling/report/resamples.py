@@ -126,6 +126,14 @@ def table1_resamples(
     return pd.DataFrame(rows, columns=[REPLICATE, KEY, *names])
 
 
+def _by_replicate(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> pd.DataFrame:
+    """One frame of per-row resamples, replicate by replicate (rows in their order within each)."""
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    frame = pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")
+    return frame[list(columns)].reset_index(drop=True)
+
+
 def hits_resamples(
     tables: Mapping[str, pd.DataFrame],
     test_set: str,
@@ -175,14 +183,16 @@ def hits_resamples(
                 items = [(int(c == HIT), int(c != UNSCORED)) for c in values[position]]
                 frame[score] = resampled_scores([items], draws)
             frames.append(frame)
-    if not frames:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")[columns]
+    return _by_replicate(frames, columns)
 
 
+# What identifies a row of Figure 4's and Figure 6's tables, and each score -> its hit marks.
+FIGURE4_KEYS, FIGURE4_SCORES = ["method", "layer", "mapped"], {"p_at_1": "hits"}
+FIGURE6_KEYS = ["layer", "direction"]
+FIGURE6_SCORES = {"p_at_1": "hits", "p_at_1_unmapped": "hits_unmapped"}
 # The columns of each resample file (also written, header only, where a run has no resamples).
-FIGURE4_COLUMNS = [REPLICATE, "pair", "method", "layer", "mapped", "p_at_1"]
-FIGURE6_COLUMNS = [REPLICATE, "pair", "layer", "direction", "p_at_1", "p_at_1_unmapped"]
+FIGURE4_COLUMNS = [REPLICATE, "pair", *FIGURE4_KEYS, *FIGURE4_SCORES]
+FIGURE6_COLUMNS = [REPLICATE, "pair", *FIGURE6_KEYS, *FIGURE6_SCORES]
 CKA_RETRIEVAL_COLUMNS = [REPLICATE, "pair", "pearson_r", "p_value", "layers"]
 
 
@@ -191,9 +201,8 @@ def figure4_resamples(
 ) -> pd.DataFrame:
     """Wu's Figure 4 (word translation P@1) on resamples of each pair's MUSE test words: every
     row of ``analysis/words/<pair>.csv`` (embeddings, fastText, each layer; mapped or not)."""
-    keys = ["method", "layer", "mapped"]
     return hits_resamples(
-        tables, "muse", keys, {"p_at_1": "hits"}, replicates, seed, "word_alignment"
+        tables, "muse", FIGURE4_KEYS, FIGURE4_SCORES, replicates, seed, "word_alignment"
     )
 
 
@@ -202,9 +211,8 @@ def figure6_resamples(
 ) -> pd.DataFrame:
     """Wu's Figure 6 (Tatoeba retrieval P@1, mapped and not) on resamples of each pair's Tatoeba
     sentences; both directions of a pair read the same sentences, so they share each draw."""
-    scores = {"p_at_1": "hits", "p_at_1_unmapped": "hits_unmapped"}
     return hits_resamples(
-        tables, "tatoeba", ["layer", "direction"], scores, replicates, seed, "sentence_retrieval"
+        tables, "tatoeba", FIGURE6_KEYS, FIGURE6_SCORES, replicates, seed, "sentence_retrieval"
     )
 
 
@@ -254,7 +262,7 @@ def transfer_resamples(
         )
     draws: dict[tuple[str, str], np.ndarray] = {}
     frames = []
-    for index, row in data.iterrows():
+    for _, row in data.iterrows():
         where = f"{row['kind']} {row['pair']} {row['task']} transfer, layer {row['layer']}"
         items = parse_items_string(row["test_items"], f"{where} ({row['line']})")
         test_set = (str(row["task"]), str(row["lang"]))
@@ -264,12 +272,8 @@ def transfer_resamples(
         for column in TRANSFER_COLUMNS[1:-1]:
             frame[column] = row[column]
         frame["score"] = resampled_scores([items], drawn)
-        frame["order"] = index
         frames.append(frame)
-    if not frames:
-        return pd.DataFrame(columns=TRANSFER_COLUMNS)
-    frame = pd.concat(frames, ignore_index=True).sort_values([REPLICATE, "order"], kind="stable")
-    return frame[TRANSFER_COLUMNS].reset_index(drop=True)
+    return _by_replicate(frames, TRANSFER_COLUMNS)
 
 
 def muller_score_resamples(
@@ -310,10 +314,29 @@ def muller_score_resamples(
             drawn = _shared_draws(draws, seed, test_set, replicates, len(items), where, fix)
             frame["score"] = resampled_scores([items], drawn)
         frames.append(frame)
-    if not frames:
-        return pd.DataFrame(columns=columns)
-    frame = pd.concat(frames, ignore_index=True).sort_values(REPLICATE, kind="stable")
-    return frame[columns].reset_index(drop=True)
+    return _by_replicate(frames, columns)
+
+
+def resamples_or_header(
+    replicates: int, stale: Sequence[str], columns: Sequence[str], compute
+) -> pd.DataFrame:
+    """``compute()`` (a resample frame) where ``report.resamples`` is on and no input is in
+    ``stale`` (written before its per-item counts were kept); else a frame of ``columns`` and no
+    rows, from which the claims check falls back to the run's numbers alone."""
+    if replicates and not stale:
+        return compute()
+    if stale:
+        print(f"no resamples: {', '.join(stale)} predate the per-item counts (rerun their jobs)")
+    return pd.DataFrame(columns=list(columns))
+
+
+def write_resamples(path: str | Path, frame: pd.DataFrame) -> None:
+    """A resample file, written atomically (a killed job never leaves half of one)."""
+    from xling.atomic import atomic_open
+
+    with atomic_open(path) as out:
+        frame.to_csv(out, index=False)
+    print(f"{path}: {len(frame)} rows")
 
 
 def cell_runs(

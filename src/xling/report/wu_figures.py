@@ -105,8 +105,7 @@ def figure4(tables: Tables, out_path: str | Path) -> pd.DataFrame:
     right.set(title="(b) contextual, averaged", xlabel="layer", ylabel="P@1 (CSLS)", ylim=(0, 1))
     right.legend(fontsize=8)
     _save(fig, out_path)
-    # the per-word hits stay in the analysis tables (the claims check resamples them there)
-    return data.drop(columns=["hits"], errors="ignore")
+    return _without_items(data)
 
 
 def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, title: str):
@@ -161,9 +160,13 @@ def figure8(data: pd.DataFrame, out_path: str | Path) -> pd.DataFrame:
     return _without_items(data[data["line"].isin(list(FIGURE8_LINES))])
 
 
+# Per-item columns of the analysis tables (xling.finetune.items): they stay there, where the
+# claims check resamples them, and out of the figures' csv files.
+ITEM_COLUMNS = ["hits", "hits_unmapped", "test_items"]
+
+
 def _without_items(data: pd.DataFrame) -> pd.DataFrame:
-    # the per-sentence counts stay in the sweeps' tables (the claims check resamples them there)
-    return data.drop(columns=["test_items"], errors="ignore")
+    return data.drop(columns=ITEM_COLUMNS, errors="ignore")
 
 
 def figure6(tables: Tables, out_path: str | Path) -> pd.DataFrame:
@@ -181,8 +184,7 @@ def figure6(tables: Tables, out_path: str | Path) -> pd.DataFrame:
     ax.set(xlabel="layer", ylabel="P@1", title=title)
     ax.legend(fontsize=7, ncol=2)
     _save(fig, out_path)
-    # the per-sentence hits stay in the analysis tables (the claims check resamples them there)
-    return data.drop(columns=["hits", "hits_unmapped"], errors="ignore")
+    return _without_items(data)
 
 
 def figure7(tables: Tables, out_path: str | Path) -> pd.DataFrame:
