@@ -7,12 +7,18 @@ For each stage (the rule's file under workflow/rules/) and rule: jobs, the sum o
 times (core-busy time at one job a core), the longest job, and the stage's span from its first
 start to its last finish. Jobs run side by side, so the sums add up to more than the run's wall
 time; the last line gives that. Used to budget the demo (2 cores, 30 minutes).
+
+The same jobs run 10 to 20 % faster or slower from day to day on the same 2-core machine, so
+the last line also gives the machine's speed during the run: the median training throughput of
+its pretraining jobs (their logs under ``results/<study>/logs/pretrain/``), which compares runs
+of the same settings.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import statistics
 from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +28,7 @@ STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
 START = re.compile(r"^(?:local)?rule (\w+):$")
 JOBID = re.compile(r"^\s+jobid: (\d+)$")
 FINISH = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
+THROUGHPUT = re.compile(r"^step (\d+)/\d+ \|.*\| ([\d,]+) tok/s \|")
 
 
 def rule_stages() -> dict[str, str]:
@@ -52,9 +59,23 @@ def job_times(log: Path) -> list[tuple[str, datetime, datetime]]:
     return finished
 
 
+def pretraining_throughput(log_dir: Path) -> float | None:
+    """Median tokens/s of the progress lines of every pretraining log in ``log_dir`` (step 1,
+    which includes start-up, left out); None without any."""
+    rates = []
+    for path in sorted(log_dir.glob("*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            if (found := THROUGHPUT.match(line)) and found.group(1) != "1":
+                rates.append(float(found.group(2).replace(",", "")))
+    return statistics.median(rates) if rates else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("log", type=Path, nargs="?", help="default: the newest run's log")
+    parser.add_argument(
+        "--study", default="demo", help="the study whose pretraining logs give the throughput"
+    )
     args = parser.parse_args()
     if args.log is None:
         logs = sorted((REPO / ".snakemake/log").glob("*.snakemake.log"), reverse=True)
@@ -84,6 +105,11 @@ def main() -> None:
         print(f"{'':<12}{'= ' + stage:<32}{len(spans):>5}{'':>18}{span:>9.1f}")
     wall = (max(e for _, _, e in jobs) - min(b for _, b, _ in jobs)).total_seconds() / 60
     print(f"{len(jobs)} jobs, {wall:.1f} minutes from the first start to the last finish")
+    # The log lives in <repo>/.snakemake/log/; the study's job logs in <repo>/results/<study>/.
+    log_dir = args.log.resolve().parents[2] / "results" / args.study / "logs" / "pretrain"
+    rate = pretraining_throughput(log_dir)
+    if rate is not None:
+        print(f"machine speed: pretraining at {rate:,.0f} tokens/s a job (median, {log_dir})")
 
 
 if __name__ == "__main__":

@@ -113,6 +113,34 @@ def test_length_grouped_batches_keep_the_examples_and_cut_the_padding():
     assert len(group_by_length(order[:0], lengths, 16, 1, 5)) == 0
 
 
+def test_xnli_segments_each_distinct_line_once(world_dir):
+    from xling.contracts.xnli import NliPair
+
+    tokenizer = world_dir[1]
+    task = make_task("xnli", tokenizer)
+    premise, other = "the cat sleeps .", "a dog runs ."
+    pairs = [
+        NliPair(premise, "the cat rests .", "entailment", "1", 2),
+        NliPair(premise, "the cat runs .", "contradiction", "2", 3),
+        NliPair(other, premise, "neutral", "3", 4),
+    ]
+    alone = [task.encode([pair], "en", 48)[0] for pair in pairs]
+    calls = []
+    encode_line = tokenizer.encode_line
+
+    def counting(line, lang):
+        calls.append(line)
+        return encode_line(line, lang)
+
+    tokenizer.encode_line = counting
+    try:
+        together = task.encode(pairs, "en", 48)
+    finally:
+        del tokenizer.encode_line
+    assert together == alone
+    assert sorted(calls) == sorted({premise, other, "the cat rests .", "the cat runs ."})
+
+
 # ----------------------------------------------------------------------------- freezing
 def test_frozen_parameters_are_unchanged_after_a_step(world_dir, tmp_path):
     root, tokenizer = world_dir
