@@ -359,6 +359,36 @@ def test_a_figure6_claim_faces_the_resampled_sentences():
     assert shares[0] == 1.0 and shares[1] < 0.84
 
 
+def test_a_claim_draws_the_resamples_of_the_inputs_it_reads_where_present():
+    # wu-5.1-mapped-beats-unmapped needs Figure 4 and reads Figure 6 where the run has it: the
+    # words clear the 0.05 margin by far, the sentences by one sentence in 200
+    words = pd.DataFrame(
+        [{"pair": "en-fr", "method": method, "layer": layer, "mapped": mapped,
+          "p_at_1": hits.count("y") / len(hits), "hits": hits}
+         for method, layer in (("embeddings", None), ("contextual", 1))
+         for mapped, hits in ((True, "y" * 40 + "n" * 10), (False, "n" * 50))]
+    )  # fmt: skip
+    mapped, unmapped = np.arange(200) < 13, np.arange(200) < 2
+    sentences = pd.DataFrame(
+        [{"layer": 0, "direction": direction, "p_at_1": mapped.mean(),
+          "p_at_1_unmapped": unmapped.mean(), "n_test": 200,
+          "hits": hits_string(mapped), "hits_unmapped": hits_string(unmapped)}
+         for direction in ("en-fr", "fr-en")]
+    )  # fmt: skip
+    claim = next(c for c in claims.CLAIMS if c.id == "wu-5.1-mapped-beats-unmapped")
+    tables = {
+        "wu_figure4": words.drop(columns="hits"),
+        "wu_figure4_resamples": figure4_resamples({"en-fr": words.drop(columns="pair")}, 200, 3),
+        "wu_figure6": sentences.drop(columns=["hits", "hits_unmapped"]).assign(pair="en-fr"),
+    }
+    key = "share of 200 resamples of the test sets where it holds"
+    words_only = claims.evaluate_claim(claim, Run(tables))
+    assert words_only.verdict == SUPPORTED and words_only.numbers[key] == 1.0
+    tables["wu_figure6_resamples"] = figure6_resamples({"en-fr": sentences}, 200, seed=3)
+    both = claims.evaluate_claim(claim, Run(tables))
+    assert both.verdict == NOT_SUPPORTED and both.numbers[key] < 0.84
+
+
 # --------------------------------------------------------------------------- Wu's Figures 5, 8
 def sweep(rng, lines, layers=9, n=120):
     """A contextual transfer sweep's table: ``lines`` maps an evaluation to (lang, P(right) per

@@ -201,6 +201,9 @@ class Claim:
     needs: tuple[str, ...]  # input names (keys of INPUTS)
     check: Check
     tolerance: float = 0.0
+    # Inputs the predicate also reads where the run has them (a study without them still gets a
+    # verdict on ``needs``); their resamples are drawn like those of ``needs``.
+    optional: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -240,7 +243,7 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
     if not_computed:
         return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason=not_computed)
     failed = list(evidence.failed)
-    resamples = run.resampled(claim.needs)
+    resamples = run.resampled((*claim.needs, *claim.optional))
     if resamples:
         share = sum(_holds(claim, resample) for resample in resamples) / len(resamples)
         evidence.record(
