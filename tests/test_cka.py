@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from xling.analysis.cka import cka, debiased_linear_cka, linear_cka
+from xling.analysis import cka as cka_module
+from xling.analysis.cka import cka, debiased_linear_cka, linear_cka, resampled_linear_cka
 from xling.analysis.representations import mean_pooled_layers
 from xling.model import EncoderConfig, MLMEncoder
 
@@ -89,3 +90,41 @@ def test_mean_pooling_excludes_sentence_boundaries_and_padding():
         hidden = model(ids, "en", output_hidden_states=True).hidden_states[-1][0, 1:3].mean(0)
     np.testing.assert_allclose(alone[-1][0], hidden.double().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(layers[-1][1], alone[-1][0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_resampled_cka_is_the_cka_of_the_drawn_rows(batched, monkeypatch):
+    if not batched:  # the one-resample-at-a-time form of wide representations
+        monkeypatch.setattr(cka_module, "_BATCHED_ELEMENTS", 0)
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(60, 5)) + 40.0  # a large offset: the weighted centring must remove it
+    y = x @ rng.normal(size=(5, 3)) + rng.normal(size=(60, 3))
+    draws = rng.integers(0, 60, size=(25, 60))
+    expected = [gram_cka(x[rows], y[rows]) for rows in draws]
+    np.testing.assert_allclose(resampled_linear_cka(x, y, draws), expected, rtol=1e-10)
+    # the identity draw is the run's own CKA
+    assert resampled_linear_cka(x, y, np.arange(60)[None])[0] == pytest.approx(linear_cka(x, y))
+    with pytest.raises(ValueError, match="x has 60 examples and y has 59"):
+        resampled_linear_cka(x, y[:59], draws)
+
+
+def test_figure7_resamples_share_one_draw_across_encoders_and_layers():
+    from xling.analysis.similarity import figure7_resample_rows, parallel_draws
+
+    rng = np.random.default_rng(12)
+    english = [rng.normal(size=(40, 4)) for _ in range(2)]
+    states = {
+        "monolingual": (english, [e + rng.normal(size=e.shape) for e in english]),
+        "random": (english, [rng.normal(size=(40, 4)) for _ in range(2)]),
+    }
+    draws = parallel_draws(7, "en-fr", 30, 40)
+    np.testing.assert_array_equal(draws, parallel_draws(7, "en-fr", 30, 40))
+    assert not np.array_equal(draws, parallel_draws(7, "en-de", 30, 40))
+    rows = figure7_resample_rows(states, draws)
+    assert len(rows) == 30 * 2 * 2
+    assert [row["replicate"] for row in rows] == sorted(row["replicate"] for row in rows)
+    picked = next(r for r in rows if (r["replicate"], r["encoder"], r["layer"]) == (4, "random", 1))
+    rows_drawn = draws[4]
+    assert picked["cka"] == pytest.approx(
+        linear_cka(english[1][rows_drawn], states["random"][1][1][rows_drawn])
+    )

@@ -138,6 +138,13 @@ def test_section5_figures_and_their_tables(demo_run):
     assert sorted(similarity["encoder"].unique()) == ["bilingual", "monolingual", "random"]
     assert len(similarity) == 3 * 9 and similarity["cka"].between(0, 1).all()
     assert len(pd.read_csv(demo_run / "analysis/similarity/en-enp.csv")) == 3 * 9
+    # the same CKA on resamples of the parallel sentences, gathered as Figure 7 for the claims
+    cka_resamples = pd.read_csv(demo_run / "analysis/similarity/resamples/en-fr.csv")
+    assert len(cka_resamples) == 200 * 3 * 9 and cka_resamples["cka"].between(0, 1).all()
+    figure7 = pd.read_csv(demo_run / "figures/wu_figure7.csv")
+    figure7_resamples = pd.read_csv(demo_run / "figures/wu_figure7_resamples.csv")
+    assert list(figure7_resamples.columns) == ["replicate", *figure7.columns]
+    assert len(figure7_resamples) == 200 * len(figure7)
     words = pd.read_csv(demo_run / "analysis/words/en-fr.csv", dtype={"hits": str})
     assert set(words["method"]) == {"embeddings", "fasttext", "contextual"}
     assert set(words["mapped"]) == {True, False}

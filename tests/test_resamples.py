@@ -18,6 +18,7 @@ from xling.report.resamples import (
     cka_retrieval_resamples,
     figure4_resamples,
     figure6_resamples,
+    figure7_resamples,
     muller_score_resamples,
     split_replicates,
     table1_resamples,
@@ -387,6 +388,89 @@ def test_a_claim_draws_the_resamples_of_the_inputs_it_reads_where_present():
     tables["wu_figure6_resamples"] = figure6_resamples({"en-fr": sentences}, 200, seed=3)
     both = claims.evaluate_claim(claim, Run(tables))
     assert both.verdict == NOT_SUPPORTED and both.numbers[key] < 0.84
+
+
+# --------------------------------------------------------------------------- Wu's Figure 7
+def cka_resamples(rng, ckas: dict[str, list[float]], replicates=200, sd=0.01):
+    """A similarity job's resample table: per encoder, its per-layer CKA moved by noise."""
+    return pd.DataFrame(
+        [{"replicate": r, "encoder": encoder, "layer": layer, "cka": value + rng.normal(0, sd)}
+         for r in range(replicates) for encoder, values in ckas.items()
+         for layer, value in enumerate(values)]
+    )  # fmt: skip
+
+
+def test_figure7_resamples_have_figure7s_columns_per_replicate():
+    from xling.report.wu_figures import figure7_grid
+
+    rng = np.random.default_rng(9)
+    tables = {
+        pair: cka_resamples(rng, {"bilingual": [0.8, 0.7], "monolingual": [0.6, 0.5]}, 5)
+        for pair in ("en-fr", "en-zh")
+    }
+    frame = figure7_resamples(tables)
+    assert list(frame.columns) == [REPLICATE, "pair", "encoder", "L0", "L1", "AVER"]
+    assert len(frame) == 5 * 4
+    third = split_replicates(frame)[3]
+    expected = figure7_grid({p: split_replicates(t)[3] for p, t in tables.items()})
+    pd.testing.assert_frame_equal(third, expected)
+    # no resamples (report.resamples: 0): a header the claims check reads as none
+    empty = {pair: table.iloc[:0] for pair, table in tables.items()}
+    assert figure7_resamples(empty).empty
+    tables["en-zh"] = tables["en-zh"][tables["en-zh"][REPLICATE] < 4]
+    with pytest.raises(ValueError, match=r"differ in number.*rerun their similarity jobs"):
+        figure7_resamples(tables)
+
+
+@pytest.mark.parametrize(("margin", "verdict"), [(0.05, SUPPORTED), (0.005, NOT_SUPPORTED)])
+def test_a_figure7_claim_faces_the_resampled_parallel_sentences(margin, verdict):
+    from xling.report.wu_figures import figure7_grid
+
+    rng = np.random.default_rng(10)
+    ckas = {
+        "bilingual": [0.8 + margin] * 9,
+        "monolingual": [0.8] * 9,
+        "random": [0.8 - margin] * 9,
+    }
+    long = {
+        pair: pd.DataFrame(
+            [
+                {"encoder": e, "layer": i, "cka": v}
+                for e, vs in ckas.items()
+                for i, v in enumerate(vs)
+            ]
+        )
+        for pair in ("en-fr", "en-zh")
+    }
+    run = Run(
+        {
+            "wu_figure7": figure7_grid(long),
+            "wu_figure7_resamples": figure7_resamples(
+                {pair: cka_resamples(rng, ckas, sd=0.01) for pair in long}
+            ),
+        }
+    )
+    claim = next(c for c in claims.CLAIMS if c.id == "wu-5.2-similarity-order")
+    result = claims.evaluate_claim(claim, run)
+    assert result.verdict == verdict, result.numbers
+
+
+def test_the_cka_retrieval_correlation_draws_both_sentence_sets():
+    rng = np.random.default_rng(13)
+    layers = range(9)
+    similarity = pd.DataFrame(
+        {"encoder": "monolingual", "layer": list(layers), "cka": [0.9 - 0.05 * i for i in layers]}
+    )
+    retrieval = sentences_table(rng, [0.5 - 0.04 * i for i in layers])
+    figure6 = figure6_resamples({"en-fr": retrieval}, 20, seed=1)
+    moved = cka_resamples(rng, {"monolingual": list(similarity["cka"])}, 20, sd=0.05)
+    with_cka = cka_retrieval_resamples({"en-fr": similarity}, figure6, {"en-fr": moved})
+    without = cka_retrieval_resamples({"en-fr": similarity}, figure6)
+    fifth = cka_retrieval_correlation(
+        {"en-fr": split_replicates(moved)[5]}, {"en-fr": figure6[figure6[REPLICATE] == 5]}
+    )
+    assert with_cka.loc[5, "pearson_r"] == pytest.approx(fifth.loc[0, "pearson_r"])
+    assert with_cka.loc[5, "pearson_r"] != pytest.approx(without.loc[5, "pearson_r"])
 
 
 # --------------------------------------------------------------------------- Wu's Figures 5, 8

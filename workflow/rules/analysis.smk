@@ -152,11 +152,13 @@ if S5:
             "../scripts/sentence_retrieval.py"
 
     rule similarity:
-        # Wu 5.2, Figure 7: CKA per layer of monolingual, bilingual and random encoders.
+        # Wu 5.2, Figure 7: CKA per layer of monolingual, bilingual and random encoders, and
+        # on bootstrap resamples of the parallel sentences (for the claims check).
         input:
             unpack(get_similarity_inputs),
         output:
-            f"{R}/analysis/similarity/en-{{tgt}}.csv",
+            table=f"{R}/analysis/similarity/en-{{tgt}}.csv",
+            resamples=f"{R}/analysis/similarity/resamples/en-{{tgt}}.csv",
         log:
             f"{R}/logs/analysis/similarity_en-{{tgt}}.log",
         conda:
@@ -167,6 +169,7 @@ if S5:
             target_model_language=get_target_model_language,
             settings=config["analysis"]["cka"],
             seed=config["seed"],
+            resamples=config["report"]["resamples"],
         script:
             "../scripts/similarity.py"
 

@@ -212,13 +212,18 @@ if S5:
             "../scripts/wu_figure4_resamples.py"
 
     rule wu_sentence_resamples:
-        # Figure 6 and the CKA-retrieval correlation on bootstrap resamples of the Tatoeba
-        # sentences, for the claims check.
+        # Figure 6 on bootstrap resamples of the Tatoeba sentences, Figure 7 on those of the
+        # parallel sentences (computed by the similarity jobs) and the CKA-retrieval
+        # correlation on both, for the claims check.
         input:
             retrieval=[f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs],
             similarity=[f"{R}/analysis/similarity/{pair}.csv" for pair in S5.pairs],
+            similarity_resamples=[
+                f"{R}/analysis/similarity/resamples/{pair}.csv" for pair in S5.similarity_pairs
+            ],
         output:
             figure6=f"{R}/figures/wu_figure6_resamples.csv",
+            figure7=f"{R}/figures/wu_figure7_resamples.csv",
             correlation=f"{R}/tables/wu_cka_retrieval_resamples.csv",
         log:
             f"{R}/logs/report/wu_sentence_resamples.log",
@@ -226,6 +231,7 @@ if S5:
             "../../envs/report.yaml"
         params:
             pairs=S5.pairs,
+            similarity_pairs=S5.similarity_pairs,
             resamples=config["report"]["resamples"],
             seed=config["seed"],
         script:

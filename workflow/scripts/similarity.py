@@ -1,31 +1,48 @@
-"""Adapter: CKA per layer of monolingual, bilingual and random encoders (Wu 5.2, Figure 7)."""
+"""Adapter: CKA per layer of monolingual, bilingual and random encoders (Wu 5.2, Figure 7), and
+the same on bootstrap resamples of the parallel sentences, for the claims check."""
 
 import _bootstrap
 
 
 def main(smk):
+    import pandas as pd
     import torch
 
     from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
-    from xling.analysis.similarity import figure7_rows
+    from xling.analysis.similarity import (
+        FIGURE7_RESAMPLE_COLUMNS,
+        figure7_resample_rows,
+        figure7_rows,
+        figure7_states,
+        parallel_draws,
+    )
+    from xling.atomic import atomic_open
     from xling.fileio import read_lines
 
     torch.set_num_threads(smk.threads)
     settings = smk.params.settings
     source_lang, target_lang = smk.params.languages
-    rows = figure7_rows(
+    states = figure7_states(
         (*load_model_and_tokenizer(smk.input.source_model), source_lang),
         (*load_model_and_tokenizer(smk.input.target_model), smk.params.target_model_language),
         (*load_model_and_tokenizer(smk.input.bilingual_model), (source_lang, target_lang)),
         read_lines(smk.input.source),
         read_lines(smk.input.target),
         sentences=settings["sentences"],
-        debiased=settings["debiased"],
         seed=smk.params.seed,
     )
-    write_rows_csv(smk.output[0], rows)
+    rows = figure7_rows(states, debiased=settings["debiased"])
+    write_rows_csv(smk.output.table, rows)
     for row in rows:
         print(f"{row['encoder']:11s} L{row['layer']}: CKA {row['cka']:.4f}")
+    sentences = rows[0]["n_sentences"]
+    draws = parallel_draws(
+        smk.params.seed, f"{source_lang}-{target_lang}", smk.params.resamples, sentences
+    )
+    resamples = pd.DataFrame(figure7_resample_rows(states, draws), columns=FIGURE7_RESAMPLE_COLUMNS)
+    with atomic_open(smk.output.resamples) as handle:
+        resamples.to_csv(handle, index=False)
+    print(f"{smk.output.resamples}: {smk.params.resamples} resamples of {sentences} sentences")
 
 
 _bootstrap.run(main, snakemake)

@@ -1,5 +1,6 @@
-"""Adapter: Wu Figure 6's retrieval P@1 and the CKA-retrieval correlation on bootstrap resamples
-of the Tatoeba sentences, for the claims check."""
+"""Adapter: Wu Figure 6's retrieval P@1 on bootstrap resamples of the Tatoeba sentences, Figure 7's
+CKA on those of the parallel sentences (the similarity jobs draw them), and the CKA-retrieval
+correlation on both, for the claims check."""
 
 import _bootstrap
 
@@ -11,6 +12,7 @@ def main(smk):
         FIGURE6_COLUMNS,
         cka_retrieval_resamples,
         figure6_resamples,
+        figure7_resamples,
         resamples_or_header,
         write_resamples,
     )
@@ -30,8 +32,17 @@ def main(smk):
         lambda: figure6_resamples(retrieval, smk.params.resamples, smk.params.seed),
     )
     write_resamples(smk.output.figure6, figure6)
+    cka_resamples = {
+        pair: pd.read_csv(path)
+        for pair, path in zip(
+            smk.params.similarity_pairs, smk.input.similarity_resamples, strict=True
+        )
+    }
+    write_resamples(smk.output.figure7, figure7_resamples(cka_resamples))
     # no resamples of Figure 6 (header only): none of the correlation either
-    write_resamples(smk.output.correlation, cka_retrieval_resamples(similarity, figure6))
+    write_resamples(
+        smk.output.correlation, cka_retrieval_resamples(similarity, figure6, cka_resamples)
+    )
 
 
 _bootstrap.run(main, snakemake)

@@ -7,11 +7,13 @@ side only ("Random encoder is only used by non-English sentences", Figure 7).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
-from xling.analysis.cka import cka
+from xling.analysis.cka import cka, resampled_linear_cka
 from xling.analysis.representations import framing, mean_pooled_layers
 from xling.model import MLMEncoder
 from xling.model.random_init import random_like
@@ -82,7 +84,7 @@ def cka_rows(
     return rows
 
 
-def figure7_rows(
+def figure7_states(
     source: tuple,
     target: tuple,
     bilingual: tuple,
@@ -90,18 +92,17 @@ def figure7_rows(
     target_lines: Sequence[str],
     *,
     sentences: int,
-    debiased: bool,
     seed: int,
-) -> list[dict]:
-    """Wu Figure 7 for one pair: CKA per layer of the parallel sentences' mean-pooled states.
+) -> dict[str, tuple[list[np.ndarray], list[np.ndarray]]]:
+    """Wu Figure 7's comparisons for one pair: per encoder, the mean-pooled states per layer of
+    the parallel sentences, English side and other side.
 
     ``source`` and ``target`` are the monolingual ``(model, tokenizer, lang)`` of each side;
-    ``bilingual`` is ``(model, tokenizer, (source lang, target lang))``. Rows ``encoder, layer,
-    cka, n_sentences`` (plus ``cka_debiased`` when asked), encoders ``monolingual``, ``bilingual``
-    and ``random``: a randomly initialised copy of the target's monolingual architecture encodes the
-    target side ("Random encoder is only used by non-English sentences"), against the source's
-    monolingual model. Sentences are the first ``sentences`` pairs with subwords on both sides in
-    every tokenizer.
+    ``bilingual`` is ``(model, tokenizer, (source lang, target lang))``. Encoders
+    ``monolingual``, ``bilingual`` and ``random``: a randomly initialised copy of the target's
+    monolingual architecture encodes the target side ("Random encoder is only used by
+    non-English sentences"), against the source's monolingual model. Sentences are the first
+    ``sentences`` pairs with subwords on both sides in every tokenizer.
     """
     if len(source_lines) != len(target_lines):
         raise ValueError(
@@ -132,7 +133,7 @@ def figure7_rows(
 
     # The English side through its monolingual model serves two comparisons: encode it once.
     english = pooled(source[0], encoded[0], source[1], source[2])
-    comparisons = {
+    return {
         "monolingual": (english, pooled(target[0], encoded[1], target[1], target[2])),
         "bilingual": (
             pooled(bilingual_model, encoded[2], bilingual_tokenizer, bilingual_languages[0]),
@@ -140,11 +141,41 @@ def figure7_rows(
         ),
         "random": (english, pooled(random_target, encoded[1], target[1], target[2])),
     }
+
+
+def figure7_rows(states: dict, *, debiased: bool) -> list[dict]:
+    """Rows ``encoder, layer, cka, n_sentences`` (plus ``cka_debiased`` when asked) of
+    :func:`figure7_states`."""
     rows = []
-    for encoder, (source_layers, target_layers) in comparisons.items():
+    for encoder, (source_layers, target_layers) in states.items():
         for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
             row = {"encoder": encoder, "layer": layer, "cka": cka(x, y)}
             if debiased:
                 row["cka_debiased"] = cka(x, y, debiased=True)
-            rows.append(row | {"n_sentences": len(encoded[0])})
+            rows.append(row | {"n_sentences": x.shape[0]})
     return rows
+
+
+FIGURE7_RESAMPLE_COLUMNS = ["replicate", "encoder", "layer", "cka"]
+
+
+def parallel_draws(seed: int, pair: str, replicates: int, size: int) -> np.ndarray:
+    """Bootstrap resamples of a pair's parallel sentences (one row of indices each): a function
+    of the seed and the pair alone, shared by every encoder and layer of the pair."""
+    stream = zlib.crc32(f"parallel {pair}".encode())
+    return np.random.default_rng([seed, stream]).integers(0, size, size=(replicates, size))
+
+
+def figure7_resample_rows(states: dict, draws: np.ndarray) -> list[dict]:
+    """The (biased) CKA of :func:`figure7_states` on each resample of the parallel sentences,
+    rows ``replicate, encoder, layer, cka``: how much of a difference between two encoders is
+    the luck of the sentences (the claims check asks; ``xling.report.claims``)."""
+    rows = []
+    for encoder, (source_layers, target_layers) in states.items():
+        for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
+            values = resampled_linear_cka(x, y, draws)
+            rows += [
+                {"replicate": replicate, "encoder": encoder, "layer": layer, "cka": value}
+                for replicate, value in enumerate(values)
+            ]
+    return sorted(rows, key=lambda row: row["replicate"])

@@ -1,6 +1,7 @@
 """Table 1, Wu's Figures 4 to 6 and 8 and Muller et al.'s scores rescored on bootstrap resamples
 of their test sets: how much a difference between two rows owes to the particular test sentences
-(or test words).
+(or test words); and Wu's Figure 7, whose CKA the similarity jobs compute on resamples of the
+parallel sentences (``xling.analysis.similarity``), gathered here.
 
 Two models tested on one test set differ by their skill and by which sentences happen to be in
 it; with one seed, the point estimates alone cannot tell the two apart (a 600-pair XNLI test set
@@ -216,18 +217,59 @@ def figure6_resamples(
     )
 
 
+def figure7_resamples(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Wu's Figure 7 (``xling.report.wu_figures.figure7_grid``) on each resample of the parallel
+    sentences, from the similarity jobs' resample tables (``replicate, encoder, layer, cka`` per
+    pair, ``analysis/similarity/resamples/``): Figure 7's columns after a ``replicate`` column.
+    No rows where a pair has none (``report.resamples: 0``)."""
+    from xling.report.wu_figures import figure7_grid
+
+    by_pair = {pair: split_replicates(table) for pair, table in tables.items()}
+    counts = {pair: len(replicates) for pair, replicates in by_pair.items()}
+    if not by_pair or min(counts.values()) == 0:
+        return pd.DataFrame(columns=FIGURE7_COLUMNS)
+    if len(set(counts.values())) > 1:
+        raise ValueError(
+            f"the pairs' CKA resamples differ in number ({counts}): rerun their similarity jobs "
+            "with one report.resamples"
+        )
+    frames = [
+        figure7_grid({pair: replicates[i] for pair, replicates in by_pair.items()}).assign(
+            **{REPLICATE: i}
+        )
+        for i in range(next(iter(counts.values())))
+    ]
+    return _by_replicate(frames, [REPLICATE, *frames[0].columns.drop(REPLICATE)])
+
+
+FIGURE7_COLUMNS = [REPLICATE, "pair", "encoder"]  # then L0.. and AVER, as Figure 7's csv
+
+
 def cka_retrieval_resamples(
-    similarity: Mapping[str, pd.DataFrame], figure6: pd.DataFrame
+    similarity: Mapping[str, pd.DataFrame],
+    figure6: pd.DataFrame,
+    similarity_resamples: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """The CKA-retrieval correlation (``xling.report.wu_figures.cka_retrieval_correlation``) of
-    each resample of :func:`figure6_resamples`; the CKA stays the run's (it reads parallel
-    sentences, not a test set)."""
+    each resample of :func:`figure6_resamples` (the Tatoeba sentences) and, where given, of the
+    CKA's own resamples of the parallel sentences (``similarity_resamples``, per pair as the
+    similarity jobs write them; replicate i beside replicate i, independent draws of two sets);
+    without them the CKA stays the run's."""
     from xling.report.wu_figures import cka_retrieval_correlation
 
+    cka_replicates = {
+        pair: split_replicates(table) for pair, table in (similarity_resamples or {}).items()
+    }
     frames = []
     for replicate, rows in figure6.groupby(REPLICATE, sort=True):
         retrieval = {pair: table for pair, table in rows.groupby("pair", sort=False)}
-        correlation = cka_retrieval_correlation(similarity, retrieval)
+        cka = {
+            pair: cka_replicates[pair][replicate]
+            if len(cka_replicates.get(pair, [])) > replicate
+            else table
+            for pair, table in similarity.items()
+        }
+        correlation = cka_retrieval_correlation(cka, retrieval)
         frames.append(correlation.assign(**{REPLICATE: replicate}))
     if not frames:
         return pd.DataFrame(columns=CKA_RETRIEVAL_COLUMNS)

@@ -187,14 +187,21 @@ def figure6(tables: Tables, out_path: str | Path) -> pd.DataFrame:
     return _without_items(data)
 
 
-def figure7(tables: Tables, out_path: str | Path) -> pd.DataFrame:
-    """CKA heat map: one row per pair and encoder, one column per layer and their average."""
-    data = _long(tables)
-    grid = data.pivot_table(index=["pair", "encoder"], columns="layer", values="cka", sort=False)
+def figure7_grid(tables: Tables) -> pd.DataFrame:
+    """Figure 7's numbers: columns ``pair, encoder``, ``L0``.. and ``AVER`` (their mean), rows
+    in the paper's order (per pair: bilingual, monolingual, random)."""
+    grid = _long(tables).pivot_table(
+        index=["pair", "encoder"], columns="layer", values="cka", sort=False
+    )
     grid.columns = [f"L{layer}" for layer in grid.columns]
     grid["AVER"] = grid.mean(axis=1)
     order = [(pair, enc) for pair in tables for enc in ("bilingual", "monolingual", "random")]
-    grid = grid.reindex([key for key in order if key in grid.index])
+    return grid.reindex([key for key in order if key in grid.index]).reset_index()
+
+
+def figure7(tables: Tables, out_path: str | Path) -> pd.DataFrame:
+    """CKA heat map: one row per pair and encoder, one column per layer and their average."""
+    grid = figure7_grid(tables).set_index(["pair", "encoder"])
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(grid) + 1.2), dpi=150)
     image = ax.imshow(grid.to_numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for (row, column), value in pd.DataFrame(grid.to_numpy()).stack().items():

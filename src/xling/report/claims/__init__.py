@@ -18,9 +18,10 @@ only when ``a`` plus its standard deviation stays below ``t``. With one seed the
 and the point estimates decide.
 
 A claim over test scores (Table 1, Wu's Figures 4 to 6 and 8, the CKA-retrieval correlation,
-Muller et al.'s scores) also faces the luck of the test sentences (or test words): where the run
-has the input's ``*_resamples.csv`` (the input recomputed on bootstrap resamples of its test
-sets, the same draw for every row that reads a test set; :mod:`xling.report.resamples`;
+Muller et al.'s scores) also faces the luck of the test sentences (or test words), and one over
+Wu's Figure 7 that of its parallel sentences: where the run has the input's ``*_resamples.csv``
+(the input recomputed on bootstrap resamples of its sentences, the same draw for every row that
+reads them; :mod:`xling.report.resamples`;
 :data:`RESAMPLED` pairs them), the predicate is evaluated on each resample too, the share of
 resamples where it holds is among the claim's numbers, and the claim is supported only where that
 share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the one-standard-deviation level of the rule
@@ -105,8 +106,9 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
         "predicate over this run's numbers with its tolerance, and a verdict: `supported`, "
         "`not supported`, or `not computed` (an input or a row this run does not compute). With "
         "several seeds a comparison holds only beyond its spread; a claim over test scores "
-        "(Table 1, Wu's Figures 4 to 6 and 8, Muller et al.'s scores) must also hold in at least "
-        "84% of the bootstrap resamples of its test sets (the share is among its numbers). "
+        "(Table 1, Wu's Figures 4 to 6 and 8, Muller et al.'s scores) or Wu's Figure 7's CKA "
+        "must also hold in at least 84% of the bootstrap resamples of its test sets (or parallel "
+        "sentences; the share is among its numbers). "
         "Written by `xling.report.claims`.",
         "",
         README_BEGIN,

@@ -29,6 +29,7 @@ INPUTS = {
     "wu_figure6": ("figures/wu_figure6.csv", "section5"),
     "wu_figure6_resamples": ("figures/wu_figure6_resamples.csv", "section5"),
     "wu_figure7": ("figures/wu_figure7.csv", "section5"),
+    "wu_figure7_resamples": ("figures/wu_figure7_resamples.csv", "section5"),
     "wu_figure8": ("figures/wu_figure8.csv", "section5"),
     "wu_figure8_resamples": ("figures/wu_figure8_resamples.csv", "section5"),
     "wu_cka_retrieval": ("tables/wu_cka_retrieval_pearson.csv", "section5"),
@@ -39,12 +40,14 @@ INPUTS = {
 }
 
 
-# An input -> the input holding it on bootstrap resamples of the test sets (xling.report.resamples).
+# An input -> the input holding it on bootstrap resamples of its test sets (Figure 7: of its
+# parallel sentences; xling.report.resamples).
 RESAMPLED = {
     "table1": "table1_resamples",
     "wu_figure4": "wu_figure4_resamples",
     "wu_figure5": "wu_figure5_resamples",
     "wu_figure6": "wu_figure6_resamples",
+    "wu_figure7": "wu_figure7_resamples",
     "wu_figure8": "wu_figure8_resamples",
     "wu_cka_retrieval": "wu_cka_retrieval_resamples",
     "muller_scores": "muller_scores_resamples",
