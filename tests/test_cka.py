@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import torch
 
-from xling.analysis import cka as cka_module
 from xling.analysis.cka import cka, debiased_linear_cka, linear_cka, resampled_linear_cka
 from xling.analysis.representations import mean_pooled_layers
 from xling.model import EncoderConfig, MLMEncoder
@@ -92,10 +91,7 @@ def test_mean_pooling_excludes_sentence_boundaries_and_padding():
     np.testing.assert_allclose(layers[-1][1], alone[-1][0], rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("batched", [True, False])
-def test_resampled_cka_is_the_cka_of_the_drawn_rows(batched, monkeypatch):
-    if not batched:  # the one-resample-at-a-time form of wide representations
-        monkeypatch.setattr(cka_module, "_BATCHED_ELEMENTS", 0)
+def test_resampled_cka_is_the_cka_of_the_drawn_rows():
     rng = np.random.default_rng(11)
     x = rng.normal(size=(60, 5)) + 40.0  # a large offset: the weighted centring must remove it
     y = x @ rng.normal(size=(5, 3)) + rng.normal(size=(60, 3))
