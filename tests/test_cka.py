@@ -102,6 +102,7 @@ def test_resampled_cka_is_the_cka_of_the_drawn_rows():
     assert resampled_linear_cka(x, y, np.arange(60)[None])[0] == pytest.approx(linear_cka(x, y))
     with pytest.raises(ValueError, match="x has 60 examples and y has 59"):
         resampled_linear_cka(x, y[:59], draws)
+    assert resampled_linear_cka(x, y, draws[:0]).shape == (0,)  # report.resamples: 0
 
 
 def test_figure7_resamples_share_one_draw_across_encoders_and_layers():
@@ -118,6 +119,7 @@ def test_figure7_resamples_share_one_draw_across_encoders_and_layers():
     assert not np.array_equal(draws, parallel_draws(7, "en-de", 30, 40))
     rows = figure7_resample_rows(states, draws)
     assert len(rows) == 30 * 2 * 2
+    assert figure7_resample_rows(states, parallel_draws(7, "en-fr", 0, 40)) == []
     assert [row["replicate"] for row in rows] == sorted(row["replicate"] for row in rows)
     picked = next(r for r in rows if (r["replicate"], r["encoder"], r["layer"]) == (4, "random", 1))
     rows_drawn = draws[4]

@@ -90,8 +90,10 @@ def resampled_linear_cka(x, y, draws: np.ndarray) -> np.ndarray:
     n = x.shape[0]
     if n != y.shape[0]:
         raise ValueError(f"x has {n} examples and y has {y.shape[0]}; they must match")
-    counts = np.stack([np.bincount(rows, minlength=n) for rows in np.asarray(draws)])
-    counts = counts.astype(np.float64)
+    draws = np.asarray(draws, dtype=np.int64).reshape(-1, n)
+    if len(draws) == 0:  # report.resamples: 0
+        return np.empty(0)
+    counts = np.stack([np.bincount(rows, minlength=n) for rows in draws]).astype(np.float64)
     gram_x, gram_y = x @ x.T, y @ y.T
     cross = _weighted_hsic(counts, gram_x, gram_y)
     denominator = _weighted_hsic(counts, gram_x, gram_x) * _weighted_hsic(counts, gram_y, gram_y)
