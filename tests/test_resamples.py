@@ -324,14 +324,19 @@ def test_figure6_resamples_share_one_draw_across_directions_and_layers():
         assert drawn["p_at_1_unmapped"].between(0, 1).all()
 
 
-def test_cka_retrieval_resamples_correlate_each_resample_with_the_runs_cka():
-    rng = np.random.default_rng(5)
+def falling_cka_and_retrieval(rng, replicates):
+    """A pair whose monolingual CKA and retrieval both fall over the 9 layers, and Figure 6's
+    resamples of the retrieval."""
     layers = range(9)
     similarity = pd.DataFrame(
         {"encoder": "monolingual", "layer": list(layers), "cka": [0.9 - 0.05 * i for i in layers]}
     )
     retrieval = sentences_table(rng, [0.5 - 0.04 * i for i in layers])
-    figure6 = figure6_resamples({"en-fr": retrieval}, 50, seed=1)
+    return similarity, retrieval, figure6_resamples({"en-fr": retrieval}, replicates, seed=1)
+
+
+def test_cka_retrieval_resamples_correlate_each_resample_with_the_runs_cka():
+    similarity, retrieval, figure6 = falling_cka_and_retrieval(np.random.default_rng(5), 50)
     frame = cka_retrieval_resamples({"en-fr": similarity}, figure6)
     assert list(frame.columns) == [REPLICATE, "pair", "pearson_r", "p_value", "layers"]
     assert len(frame) == 50 and (frame["layers"] == 9).all()
@@ -457,12 +462,7 @@ def test_a_figure7_claim_faces_the_resampled_parallel_sentences(margin, verdict)
 
 def test_the_cka_retrieval_correlation_draws_both_sentence_sets():
     rng = np.random.default_rng(13)
-    layers = range(9)
-    similarity = pd.DataFrame(
-        {"encoder": "monolingual", "layer": list(layers), "cka": [0.9 - 0.05 * i for i in layers]}
-    )
-    retrieval = sentences_table(rng, [0.5 - 0.04 * i for i in layers])
-    figure6 = figure6_resamples({"en-fr": retrieval}, 20, seed=1)
+    similarity, _, figure6 = falling_cka_and_retrieval(rng, 20)
     moved = cka_resamples(rng, {"monolingual": list(similarity["cka"])}, 20, sd=0.05)
     with_cka = cka_retrieval_resamples({"en-fr": similarity}, figure6, {"en-fr": moved})
     without = cka_retrieval_resamples({"en-fr": similarity}, figure6)
