@@ -16,8 +16,8 @@ def main(smk):
         figure7_states,
         parallel_draws,
     )
-    from xling.atomic import atomic_open
     from xling.fileio import read_lines
+    from xling.report.resamples import write_resamples
 
     torch.set_num_threads(smk.threads)
     settings = smk.params.settings
@@ -40,9 +40,7 @@ def main(smk):
         smk.params.seed, f"{source_lang}-{target_lang}", smk.params.resamples, sentences
     )
     resamples = pd.DataFrame(figure7_resample_rows(states, draws), columns=FIGURE7_RESAMPLE_COLUMNS)
-    with atomic_open(smk.output.resamples) as handle:
-        resamples.to_csv(handle, index=False)
-    print(f"{smk.output.resamples}: {smk.params.resamples} resamples of {sentences} sentences")
+    write_resamples(smk.output.resamples, resamples)
 
 
 _bootstrap.run(main, snakemake)

@@ -9,6 +9,7 @@ def main(smk):
     from xling.report.resamples import (
         FIGURE4_COLUMNS,
         figure4_resamples,
+        missing_column,
         resamples_or_header,
         write_resamples,
     )
@@ -17,12 +18,9 @@ def main(smk):
         pair: pd.read_csv(path, dtype={"hits": str})
         for pair, path in zip(smk.params.pairs, smk.input, strict=True)
     }
-    stale = [
-        path for path, table in zip(smk.input, tables.values(), strict=True) if "hits" not in table
-    ]
     frame = resamples_or_header(
         smk.params.resamples,
-        stale,
+        missing_column(dict(zip(smk.input, tables.values(), strict=True)), "hits"),
         FIGURE4_COLUMNS,
         lambda: figure4_resamples(tables, smk.params.resamples, smk.params.seed),
     )

@@ -13,6 +13,7 @@ def main(smk):
         cka_retrieval_resamples,
         figure6_resamples,
         figure7_resamples,
+        missing_column,
         resamples_or_header,
         write_resamples,
     )
@@ -20,14 +21,9 @@ def main(smk):
     pairs = smk.params.pairs
     retrieval = {p: pd.read_csv(f) for p, f in zip(pairs, smk.input.retrieval, strict=True)}
     similarity = {p: pd.read_csv(f) for p, f in zip(pairs, smk.input.similarity, strict=True)}
-    stale = [
-        f
-        for f, table in zip(smk.input.retrieval, retrieval.values(), strict=True)
-        if "hits" not in table
-    ]
     figure6 = resamples_or_header(
         smk.params.resamples,
-        stale,
+        missing_column(dict(zip(smk.input.retrieval, retrieval.values(), strict=True)), "hits"),
         FIGURE6_COLUMNS,
         lambda: figure6_resamples(retrieval, smk.params.resamples, smk.params.seed),
     )

@@ -9,6 +9,7 @@ def main(smk):
 
     from xling.report.resamples import (
         TRANSFER_COLUMNS,
+        missing_column,
         resamples_or_header,
         transfer_resamples,
         write_resamples,
@@ -17,12 +18,9 @@ def main(smk):
 
     sweeps = [tuple(sweep) for sweep in smk.params.sweeps]
     tables = {sweep: pd.read_csv(path) for sweep, path in zip(sweeps, smk.input, strict=True)}
-    stale = [
-        f for f, table in zip(smk.input, tables.values(), strict=True) if "test_items" not in table
-    ]
     data = resamples_or_header(
         smk.params.resamples,
-        stale,
+        missing_column(dict(zip(smk.input, tables.values(), strict=True)), "test_items"),
         TRANSFER_COLUMNS,
         lambda: transfer_resamples(tables, smk.params.resamples, smk.params.seed),
     )

@@ -7,7 +7,6 @@ side only ("Random encoder is only used by non-English sentences", Figure 7).
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -160,10 +159,11 @@ FIGURE7_RESAMPLE_COLUMNS = ["replicate", "encoder", "layer", "cka"]
 
 
 def parallel_draws(seed: int, pair: str, replicates: int, size: int) -> np.ndarray:
-    """Bootstrap resamples of a pair's parallel sentences (one row of indices each): a function
-    of the seed and the pair alone, shared by every encoder and layer of the pair."""
-    stream = zlib.crc32(f"parallel {pair}".encode())
-    return np.random.default_rng([seed, stream]).integers(0, size, size=(replicates, size))
+    """Bootstrap resamples of a pair's parallel sentences (one row of indices each), drawn as the
+    test sets' are (``xling.report.resamples``), shared by every encoder and layer of the pair."""
+    from xling.report.resamples import bootstrap_draws
+
+    return bootstrap_draws(seed, ("parallel", pair), replicates, size)
 
 
 def figure7_resample_rows(states: dict, draws: np.ndarray) -> list[dict]:

@@ -33,9 +33,10 @@ def _counts(items: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
     return array[:, 0], array[:, 1]
 
 
-def _draws(seed: int, test_set: tuple[str, str], replicates: int, size: int) -> np.ndarray:
-    """The resamples of one test set: a function of the seed and the test set alone, so adding a
-    row, a pair or a task to the study leaves every other test set's draws as they were."""
+def bootstrap_draws(seed: int, test_set: tuple[str, str], replicates: int, size: int) -> np.ndarray:
+    """The resamples of one test set (a row of example indices each): a function of the seed and
+    the test set alone, so adding a row, a pair or a task to the study leaves every other test
+    set's draws as they were."""
     stream = zlib.crc32(" ".join(test_set).encode("utf-8"))
     return np.random.default_rng([seed, stream]).integers(0, size, size=(replicates, size))
 
@@ -53,7 +54,7 @@ def _shared_draws(
     that scores it with another number of examples is an error naming ``where`` and ``fix``."""
     known = draws.get(test_set)
     if known is None:
-        known = draws[test_set] = _draws(seed, test_set, replicates, size)
+        known = draws[test_set] = bootstrap_draws(seed, test_set, replicates, size)
     elif known.shape[1] != size:
         raise ValueError(
             f"{where}: its {test_set[1]} {test_set[0]} test set has {size} examples, another "
@@ -110,7 +111,7 @@ def table1_resamples(
                     "score one test file: rerun the fine-tuning of the older one"
                 )
         if test_set not in draws:
-            draws[test_set] = _draws(seed, test_set, replicates, sizes[test_set][0])
+            draws[test_set] = bootstrap_draws(seed, test_set, replicates, sizes[test_set][0])
 
         column = score_column(cell["task"], labels[cell["pair"]])
         columns[(cell["variant"], column)] = 100.0 * resampled_scores(cell_runs, draws[test_set])
@@ -175,7 +176,7 @@ def hits_resamples(
                 f"have one of {HIT!r}, {MISS!r}, {UNSCORED!r} per test item, as many in every "
                 f"row; rerun it (snakemake --forcerun {rule})"
             )
-        draws = _draws(seed, (test_set, pair), replicates, sizes.pop())
+        draws = bootstrap_draws(seed, (test_set, pair), replicates, sizes.pop())
         for position, (_, row) in enumerate(table.iterrows()):
             frame = pd.DataFrame({REPLICATE: np.arange(replicates), "pair": pair})
             for key in keys:
@@ -370,6 +371,12 @@ def resamples_or_header(
     if stale:
         print(f"no resamples: {', '.join(stale)} predate the per-item counts (rerun their jobs)")
     return pd.DataFrame(columns=list(columns))
+
+
+def missing_column(tables: Mapping[str, pd.DataFrame], column: str) -> list[str]:
+    """The inputs (path -> table) without ``column``: written before their per-item counts were
+    kept, so :func:`resamples_or_header` writes no resamples for them."""
+    return [path for path, table in tables.items() if column not in table]
 
 
 def write_resamples(path: str | Path, frame: pd.DataFrame) -> None:
