@@ -1,9 +1,11 @@
 """A Muller job end to end on a tiny on-disk BERT (the paper study's mBERT path): the cached
 encoding, the reference and a RANDOM-INIT run in one process, the similarity of the fine-tuned
-encoder, a resumed job that skips finished runs, and the collector on the result."""
+encoder and on resamples of the parallel sentences, a resumed job that skips finished runs (and
+reruns the similarity runs when the resamples change), and the collector on the result."""
 
 import json
 
+import pandas as pd
 import pytest
 import torch
 
@@ -59,17 +61,29 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     ]
     job = tmp_path / "job.json"
     args = ("pos", "en", SETTINGS, runs, cache, job)
-    results = runner.run_job(str(model), *args, parallel_path=tmp_path / "parallel.pt")
+    parallel = {"parallel_path": tmp_path / "parallel.pt"}
+    resamples = {"count": 5, "seed": 3}
+    results = runner.run_job(str(model), *args, **parallel, resamples=resamples)
     assert [m["random_init"] for m in results] == [None, "1-2"]
     assert all(0 <= m["test"]["en_other"] <= 1 for m in results)
     assert json.loads(job.read_text())["runs"] == [r["dir"] for r in runs]
     assert (tmp_path / "ref" / "similarity.csv").exists()
     assert not (tmp_path / "1-2" / "similarity.csv").exists()
+    # ... and its CKA on 5 resamples of the parallel sentences, every comparison of each
+    measured = pd.read_csv(tmp_path / "ref" / "similarity.csv")
+    resampled = pd.read_csv(tmp_path / "ref" / "similarity_resamples.csv")
+    assert len(resampled) == 5 * len(measured)
+    assert sorted(resampled["replicate"].unique()) == list(range(5))
 
     # a rerun finds both runs done and trains nothing
     monkeypatch.setattr("xling.finetune.run_finetune", _no_training)
-    again = runner.run_job(str(model), *args, parallel_path=tmp_path / "parallel.pt")
+    again = runner.run_job(str(model), *args, **parallel, resamples=resamples)
     assert again == results
+    # other resamples: only the run that measures similarity is run again (its encoder is gone)
+    trained = []
+    monkeypatch.setattr("xling.finetune.run_finetune", _recording(trained, results[0]))
+    runner.run_job(str(model), *args, **parallel, resamples={"count": 6, "seed": 3})
+    assert trained == [str(tmp_path / "ref")]
 
     table = [
         {"experiment": "transfer", "task": "pos", "source": "en", "hp_id": "bs8_lr0.001", **r}
@@ -88,3 +102,11 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
 
 def _no_training(*args, **kwargs):
     raise AssertionError("a finished run was trained again")
+
+
+def _recording(trained, metrics):
+    def run_finetune(task, model, init, hp, run_dir, *args, **kwargs):
+        trained.append(str(run_dir))
+        return metrics
+
+    return run_finetune

@@ -113,15 +113,19 @@ if MULLER:
             runs=get_muller_runs,
             similarity_sources=config["muller"]["similarity"]["sources"],
             debiased=config["muller"]["similarity"]["debiased"],
+            # similarity runs also measure it on bootstrap resamples of the parallel sentences
+            resamples={"count": config["report"]["resamples"], "seed": config["seed"]},
         script:
             "../scripts/muller_finetune.py"
 
     rule muller_similarity_pretrained:
+        # Its CKA per layer, and on bootstrap resamples of the parallel sentences.
         input:
             unpack(get_muller_model_inputs),
             parallel=f"{R}/muller/encoded/parallel.pt",
         output:
-            f"{R}/muller/similarity/pretrained.csv",
+            table=f"{R}/muller/similarity/pretrained.csv",
+            resamples=f"{R}/muller/similarity/pretrained_resamples.csv",
         log:
             f"{R}/logs/muller/similarity_pretrained.log",
         conda:
@@ -131,6 +135,8 @@ if MULLER:
             model=get_muller_model,
             sources=config["muller"]["similarity"]["sources"],
             debiased=config["muller"]["similarity"]["debiased"],
+            resamples=config["report"]["resamples"],
+            seed=config["seed"],
         script:
             "../scripts/muller_similarity.py"
 
@@ -153,11 +159,14 @@ if MULLER:
             "../scripts/muller_collect.py"
 
     rule muller_resamples:
-        # scores.csv on bootstrap resamples of the test sets, for the claims check.
+        # scores.csv on bootstrap resamples of the test sets and similarity.csv on those of the
+        # parallel sentences, for the claims check.
         input:
             jobs=muller_job_files,
+            pretrained=f"{R}/muller/similarity/pretrained_resamples.csv",
         output:
-            f"{R}/muller/scores_resamples.csv",
+            scores=f"{R}/muller/scores_resamples.csv",
+            similarity=f"{R}/muller/similarity_resamples.csv",
         log:
             f"{R}/logs/muller/resamples.log",
         conda:

@@ -22,6 +22,7 @@ def main(smk):
         parallel_path=smk.input.get("parallel"),
         similarity_sources=smk.params.similarity_sources,
         debiased=smk.params.debiased,
+        resamples=smk.params.resamples,
         threads=smk.threads,
     )
     for metrics in results:

@@ -1,4 +1,5 @@
-"""Adapter: Muller et al.'s scores on bootstrap resamples of the test sets, for the claims check."""
+"""Adapter: Muller et al.'s scores on bootstrap resamples of the test sets, and their similarity
+on bootstrap resamples of the parallel sentences, for the claims check."""
 
 import _bootstrap
 
@@ -7,7 +8,13 @@ def main(smk):
     from pathlib import Path
 
     from xling.finetune.items import TEST_ITEMS
-    from xling.muller.collect import SCORE_COLUMNS, select_runs
+    from xling.muller.collect import (
+        RESAMPLE_COLUMNS,
+        SCORE_COLUMNS,
+        select_runs,
+        similarity_resamples,
+        stale_similarity,
+    )
     from xling.report.resamples import (
         REPLICATE,
         muller_score_resamples,
@@ -25,7 +32,15 @@ def main(smk):
             selected, smk.params.evaluations, smk.params.resamples, smk.params.seed
         ),
     )
-    write_resamples(smk.output[0], frame)
+    write_resamples(smk.output.scores, frame)
+    pretrained = smk.input.pretrained
+    similarity = resamples_or_header(
+        smk.params.resamples,
+        stale_similarity(selected, pretrained),
+        RESAMPLE_COLUMNS,
+        lambda: similarity_resamples(selected, pretrained),
+    )
+    write_resamples(smk.output.similarity, similarity)
 
 
 _bootstrap.run(main, snakemake)

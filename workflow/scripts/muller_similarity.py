@@ -1,4 +1,5 @@
-"""Adapter: cross-lingual similarity per layer of the pretrained multilingual model."""
+"""Adapter: cross-lingual similarity per layer of the pretrained multilingual model, and the same
+on bootstrap resamples of the parallel sentences."""
 
 import _bootstrap
 
@@ -6,14 +7,22 @@ import _bootstrap
 def main(smk):
     import torch
 
-    from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
-    from xling.muller.similarity import similarity_rows
+    from xling.analysis.loading import load_model_and_tokenizer
+    from xling.muller.similarity import parallel_draws, pooled_parallel, write_similarity
 
     torch.set_num_threads(smk.threads)
     encoder, tokenizer = load_model_and_tokenizer(smk.params.model)
     ids = torch.load(smk.input.parallel, weights_only=True)
-    rows = similarity_rows(encoder, tokenizer, ids, smk.params.sources, smk.params.debiased)
-    write_rows_csv(smk.output[0], rows)
+    pooled = pooled_parallel(encoder, tokenizer, ids)
+    draws = parallel_draws(smk.params.seed, smk.params.resamples, len(next(iter(ids.values()))))
+    rows = write_similarity(
+        smk.output.table,
+        smk.output.resamples,
+        pooled,
+        smk.params.sources,
+        smk.params.debiased,
+        draws,
+    )
     for row in rows:
         print(f"{row['source']}-{row['target']} L{row['layer']}: CKA {row['cka']:.4f}")
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from xling.finetune.done import DONE
 
 SCORE_COLUMNS = (
@@ -22,6 +24,12 @@ SCORE_COLUMNS = (
 )  # fmt: skip
 SIMILARITY_COLUMNS = (
     "model", "task", "group", "seed", "source", "target", "layer", "cka", "cka_debiased",
+)  # fmt: skip
+# Files a run that measures similarity writes (xling.muller.runner).
+SIMILARITY = "similarity.csv"
+SIMILARITY_RESAMPLES = "similarity_resamples.csv"
+RESAMPLE_COLUMNS = (
+    "replicate", "model", "task", "group", "seed", "source", "target", "layer", "cka",
 )  # fmt: skip
 
 
@@ -69,9 +77,14 @@ def score_rows(
 
 
 def similarity_rows(
-    selected: Sequence[tuple[Mapping[str, Any], dict]], pretrained: str | Path
+    selected: Sequence[tuple[Mapping[str, Any], dict]],
+    pretrained: str | Path,
+    name: str = SIMILARITY,
+    columns: Sequence[str] = SIMILARITY_COLUMNS,
 ) -> list[dict]:
-    """The pretrained model's rows, then those of each selected run that measured similarity."""
+    """The pretrained model's rows, then those of each selected run that measured similarity
+    (each run's file ``name``: ``similarity_resamples.csv`` for the resamples, with
+    ``RESAMPLE_COLUMNS``)."""
     rows = []
     for row in _read_csv(pretrained):
         rows.append({"model": "pretrained", "task": "", "group": "ref", "seed": 0} | row)
@@ -80,8 +93,28 @@ def similarity_rows(
             continue
         meta = {"model": "finetuned", "task": run["task"], "group": run["group"]}
         meta["seed"] = run["seed"]
-        rows += [meta | row for row in _read_csv(Path(run["dir"]) / "similarity.csv")]
-    return [{column: row.get(column) for column in SIMILARITY_COLUMNS} for row in rows]
+        rows += [meta | row for row in _read_csv(Path(run["dir"]) / name)]
+    return [{column: row.get(column) for column in columns} for row in rows]
+
+
+def similarity_resamples(
+    selected: Sequence[tuple[Mapping[str, Any], dict]], pretrained_resamples: str | Path
+) -> pd.DataFrame:
+    """``similarity.csv`` on the bootstrap resamples of the parallel sentences (each run's
+    ``similarity_resamples.csv`` and the pretrained model's), in replicate order."""
+    rows = similarity_rows(selected, pretrained_resamples, SIMILARITY_RESAMPLES, RESAMPLE_COLUMNS)
+    frame = pd.DataFrame(rows, columns=list(RESAMPLE_COLUMNS))
+    frame = frame.astype({"replicate": int, "layer": int, "cka": float})
+    return frame.sort_values("replicate", kind="stable").reset_index(drop=True)
+
+
+def stale_similarity(
+    selected: Sequence[tuple[Mapping[str, Any], dict]], pretrained_resamples: str | Path
+) -> list[str]:
+    """The similarity files without resamples beside them (measured before runs kept them)."""
+    paths = [Path(pretrained_resamples)]
+    paths += [Path(run["dir"]) / SIMILARITY_RESAMPLES for run, _ in selected if run["similarity"]]
+    return [str(path) for path in paths if not path.is_file()]
 
 
 def _read_csv(path: str | Path) -> list[dict]:

@@ -2,7 +2,8 @@
 
 A run is ``xling.finetune.run_finetune`` with the setup's cached encoding, a RANDOM-INIT group
 (none for the reference model) and a seed; runs that measure similarity also write the
-cross-lingual similarity of their fine-tuned encoder at the selected epoch (``similarity.csv``).
+cross-lingual similarity of their fine-tuned encoder at the selected epoch (``similarity.csv``,
+and on bootstrap resamples of the parallel sentences, ``similarity_resamples.csv``).
 Each run's directory ends with ``done.json`` (its fingerprint and metrics), written last: a job
 killed half-way reruns only the runs that have none, or whose fingerprint changed.
 """
@@ -15,24 +16,36 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from xling.analysis.loading import write_rows_csv
 from xling.atomic import write_json
 from xling.fileio import file_stamp
 from xling.finetune.done import finished, mark_done
 from xling.finetune.settings import FinetuneSettings
 from xling.muller import REFERENCE
+from xling.muller.collect import SIMILARITY, SIMILARITY_RESAMPLES
 
 log = logging.getLogger(__name__)
 
 
-def run_fingerprint(run: Mapping[str, Any], task: str, settings: Mapping, encoded: Path) -> dict:
+def run_fingerprint(
+    run: Mapping[str, Any],
+    task: str,
+    settings: Mapping,
+    encoded: Path,
+    resamples: Mapping[str, int] | None = None,
+) -> dict:
+    """What a finished run was made from; a run that measures similarity also records how its
+    resamples were drawn (``resamples``: count and seed), which only the run itself can compute
+    (its fine-tuned encoder is not kept)."""
+    similarity: bool | dict = bool(run["similarity"])
+    if similarity and resamples is not None:
+        similarity = {"resamples": dict(resamples)}
     return {
         "task": task,
         "group": run["group"],
         "seed": run["seed"],
         "hp": dict(run["hp"]),
         "settings": dict(settings),
-        "similarity": bool(run["similarity"]),
+        "similarity": similarity,
         "encoded": file_stamp(encoded),
     }
 
@@ -49,11 +62,14 @@ def run_job(
     parallel_path: str | Path | None = None,
     similarity_sources: Sequence[str] = ("en",),
     debiased: bool = False,
+    resamples: Mapping[str, int] | None = None,
     threads: int = 1,
 ) -> list[dict]:
     """Run ``runs`` (dicts: group, seed, hp, dir, similarity) in order; write ``job_file`` last.
 
     The encoding cache, the tokenizer and the parallel sentences are loaded once for all runs.
+    ``resamples`` (``{"count": n, "seed": s}``, config ``report.resamples`` and ``seed``): the
+    bootstrap resamples of the parallel sentences on which similarity runs also measure their CKA.
     """
     import torch
 
@@ -69,7 +85,7 @@ def run_job(
     results = []
     for run in runs:
         run_dir = Path(run["dir"])
-        fingerprint = run_fingerprint(run, task, settings_fields, encoded_path)
+        fingerprint = run_fingerprint(run, task, settings_fields, encoded_path, resamples)
         metrics = finished(run_dir, fingerprint)
         if metrics is None:
             started = time.perf_counter()
@@ -81,7 +97,7 @@ def run_job(
                 if parallel is None:
                     raise ValueError(f"run {run_dir} measures similarity but has no parallel input")
                 on_selected = _similarity_writer(
-                    run_dir, tokenizer, parallel, similarity_sources, debiased
+                    run_dir, tokenizer, parallel, similarity_sources, debiased, resamples
                 )
             metrics = run_finetune(
                 task,
@@ -105,11 +121,16 @@ def run_job(
     return results
 
 
-def _similarity_writer(run_dir: Path, tokenizer, parallel, sources, debiased):
-    from xling.muller.similarity import similarity_rows
+def _similarity_writer(run_dir: Path, tokenizer, parallel, sources, debiased, resamples):
+    from xling.muller.similarity import parallel_draws, pooled_parallel, write_similarity
+
+    resamples = resamples or {"count": 0, "seed": 0}
+    sentences = len(next(iter(parallel.values())))
+    draws = parallel_draws(resamples["seed"], resamples["count"], sentences)
 
     def write(model) -> None:
-        rows = similarity_rows(model.encoder, tokenizer, parallel, sources, debiased)
-        write_rows_csv(run_dir / "similarity.csv", rows)
+        pooled = pooled_parallel(model.encoder, tokenizer, parallel)
+        table, resampled = run_dir / SIMILARITY, run_dir / SIMILARITY_RESAMPLES
+        write_similarity(table, resampled, pooled, sources, debiased, draws)
 
     return write

@@ -1,13 +1,19 @@
 """Cross-lingual similarity (Muller et al. 2021, section 2.2): per layer, each sentence the mean of
 its token vectors without special tokens, then linear CKA between the source language's sentences
-and their translations, in float64, with the debiased estimator beside it.
+and their translations, in float64, with the debiased estimator beside it; and the same CKA on
+bootstrap resamples of the parallel sentences, so that the claims check can tell a difference
+between two curves from the luck of the sentences.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-from xling.analysis.cka import debiased_linear_cka, linear_cka
+import numpy as np
+import pandas as pd
+
+from xling.analysis.cka import debiased_linear_cka, linear_cka, resampled_linear_cka
 from xling.analysis.representations import framing, mean_pooled_layers
 
 
@@ -38,33 +44,77 @@ def parallel_ids(
     return ids
 
 
-def _flat_ids(tokenizer, words: Sequence[str], lang: str) -> list[int]:
-    return [index for piece in tokenizer.encode_words(list(words), lang) for index in piece]
-
-
-def similarity_rows(
-    encoder,
-    tokenizer,
-    ids: Mapping[str, Sequence[Sequence[int]]],
-    sources: Sequence[str],
-    debiased: bool,
-) -> list[dict]:
-    """Rows ``source, target, layer, cka, cka_debiased, n_sentences`` for each source and every
-    other language of ``ids``."""
+def pooled_parallel(encoder, tokenizer, ids: Mapping[str, Sequence[Sequence[int]]]) -> dict:
+    """Per language, its parallel sentences' mean-pooled states, one (sentences x width) array a
+    layer (L0 = the embeddings)."""
     if len(next(iter(ids.values()))) < 4:
         raise ValueError("fewer than 4 parallel sentences: CKA needs at least 4")
     specials = framing(tokenizer)  # [CLS]/[SEP] or </s> framing, excluded from the means
     encoder.eval()
-    pooled = {lang: mean_pooled_layers(encoder, ids[lang], lang, **specials) for lang in ids}
-    rows = []
+    return {lang: mean_pooled_layers(encoder, ids[lang], lang, **specials) for lang in ids}
+
+
+def _comparisons(pooled: Mapping[str, list], sources: Sequence[str]):
     for source in sources:
-        for target in ids:
+        for target in pooled:
             if target == source:
                 continue
             for layer, (x, y) in enumerate(zip(pooled[source], pooled[target], strict=True)):
-                row = {"source": source, "target": target, "layer": layer}
-                row["cka"] = linear_cka(x, y)
-                row["cka_debiased"] = debiased_linear_cka(x, y) if debiased else None
-                row["n_sentences"] = len(x)
-                rows.append(row)
+                yield {"source": source, "target": target, "layer": layer}, x, y
+
+
+def similarity_rows(pooled: Mapping[str, list], sources: Sequence[str], debiased: bool) -> list:
+    """Rows ``source, target, layer, cka, cka_debiased, n_sentences`` for each source and every
+    other language of :func:`pooled_parallel`'s states."""
+    rows = []
+    for row, x, y in _comparisons(pooled, sources):
+        row["cka"] = linear_cka(x, y)
+        row["cka_debiased"] = debiased_linear_cka(x, y) if debiased else None
+        row["n_sentences"] = len(x)
+        rows.append(row)
+    return rows
+
+
+RESAMPLE_COLUMNS = ["replicate", "source", "target", "layer", "cka"]
+
+
+def parallel_draws(seed: int, replicates: int, size: int) -> np.ndarray:
+    """Bootstrap resamples of the similarity's parallel sentences, drawn as the test sets' are
+    (``xling.report.resamples``): one draw for every language, model and layer, since sentence i
+    is the same sentence in every language, so every comparison of two curves is paired."""
+    from xling.report.resamples import bootstrap_draws
+
+    return bootstrap_draws(seed, ("parallel", "muller"), replicates, size)
+
+
+def similarity_resample_rows(
+    pooled: Mapping[str, list], sources: Sequence[str], draws: np.ndarray
+) -> list[dict]:
+    """The (biased) CKA of :func:`similarity_rows` on each resample of the parallel sentences,
+    rows ``replicate, source, target, layer, cka``, for the claims check
+    (``xling.report.claims``)."""
+    rows = []
+    for row, x, y in _comparisons(pooled, sources):
+        for replicate, value in enumerate(resampled_linear_cka(x, y, draws)):
+            rows.append({"replicate": replicate, **row, "cka": value})
+    return sorted(rows, key=lambda row: row["replicate"])
+
+
+def write_similarity(
+    table: str | Path,
+    resamples: str | Path,
+    pooled: Mapping[str, list],
+    sources: Sequence[str],
+    debiased: bool,
+    draws: np.ndarray,
+) -> list[dict]:
+    """Write the similarity rows to ``table`` and their resamples to ``resamples`` (a header
+    alone with ``report.resamples: 0``); returns the rows."""
+    from xling.analysis.loading import write_rows_csv
+    from xling.report.resamples import write_resamples
+
+    rows = similarity_rows(pooled, sources, debiased)
+    resampled = similarity_resample_rows(pooled, sources, draws)
+    write_resamples(resamples, pd.DataFrame(resampled, columns=RESAMPLE_COLUMNS))
+    write_rows_csv(table, rows)
     return rows

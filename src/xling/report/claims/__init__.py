@@ -19,18 +19,19 @@ and the point estimates decide.
 
 A claim over test scores (Table 1, Wu's Figures 4 to 6 and 8, the CKA-retrieval correlation,
 Muller et al.'s scores) also faces the luck of the test sentences (or test words), and one over
-Wu's Figure 7 that of its parallel sentences: where the run has the input's ``*_resamples.csv``
-(the input recomputed on bootstrap resamples of its sentences, the same draw for every row that
-reads them; :mod:`xling.report.resamples`;
-:data:`RESAMPLED` pairs them), the predicate is evaluated on each resample too, the share of
-resamples where it holds is among the claim's numbers, and the claim is supported only where that
-share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the one-standard-deviation level of the rule
-above). With one seed this is what keeps a verdict from turning on a fraction of a point.
+a CKA (Wu's Figure 7, Muller et al.'s similarity) that of its parallel sentences: where the run
+has the input's ``*_resamples.csv`` (the input recomputed on bootstrap resamples of its sentences,
+the same draw for every row that reads them; :mod:`xling.report.resamples`; :data:`RESAMPLED`
+pairs them, :data:`RESAMPLED_OVER` says what they draw), the predicate is evaluated on each
+resample too, the share of resamples where it holds is among the claim's numbers, and the claim
+is supported only where that share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the
+one-standard-deviation level of the rule above). With one seed this is what keeps a verdict from
+turning on a fraction of a point.
 
 Inputs (each optional, by name; :data:`INPUTS` gives their paths under ``results/<study>/``):
 Table 1's csv (``xling.report.table1``), the csvs behind Wu's Figures 4 to 8 and the CKA-retrieval
 correlation table (``xling.report.wu_figures``), and Muller et al.'s ``muller/scores.csv`` and
-``muller/similarity.csv``. The predicates and claims of each paper live in
+``muller/similarity.csv``, each with its resamples. The predicates and claims of each paper live in
 :mod:`xling.report.claims.wu` and :mod:`xling.report.claims.muller`; the machinery in
 :mod:`xling.report.claims.core`.
 """
@@ -51,6 +52,7 @@ from xling.report.claims.core import (
     NOT_SUPPORTED,
     RESAMPLE_SUPPORT,
     RESAMPLED,
+    RESAMPLED_OVER,
     SUPPORTED,
     VERDICTS,
     WU,
@@ -69,8 +71,8 @@ from xling.report.claims.wu import WU_CLAIMS, Table1
 CLAIMS: tuple[Claim, ...] = WU_CLAIMS + MULLER_CLAIMS
 
 __all__ = [
-    "CLAIMS", "INPUTS", "MULLER", "NOT_COMPUTED", "NOT_SUPPORTED", "RESAMPLED", "RESAMPLE_SUPPORT",
-    "SUPPORTED", "VERDICTS", "WU",
+    "CLAIMS", "INPUTS", "MULLER", "NOT_COMPUTED", "NOT_SUPPORTED", "RESAMPLED", "RESAMPLED_OVER",
+    "RESAMPLE_SUPPORT", "SUPPORTED", "VERDICTS", "WU",
     "Claim", "Estimate", "Evidence", "NotComputed", "Run", "Scores", "Similarity", "Table1",
     "Verdict", "evaluate", "evaluate_claim", "input_paths", "main", "write_claims",
 ]  # fmt: skip
@@ -106,9 +108,10 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
         "predicate over this run's numbers with its tolerance, and a verdict: `supported`, "
         "`not supported`, or `not computed` (an input or a row this run does not compute). With "
         "several seeds a comparison holds only beyond its spread; a claim over test scores "
-        "(Table 1, Wu's Figures 4 to 6 and 8, Muller et al.'s scores) or Wu's Figure 7's CKA "
-        "must also hold in at least 84% of the bootstrap resamples of its test sets (or parallel "
-        "sentences; the share is among its numbers). "
+        "(Table 1, Wu's Figures 4 to 6 and 8, Muller et al.'s scores) or over a CKA (Wu's "
+        "Figure 7, Muller et al.'s similarity) must also hold in at least 84% of the bootstrap "
+        "resamples of its test sets (test words, parallel sentences; the share, and what was "
+        "resampled, are among its numbers). "
         "Written by `xling.report.claims`.",
         "",
         README_BEGIN,

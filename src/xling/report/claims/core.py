@@ -37,11 +37,13 @@ INPUTS = {
     "muller_scores": ("muller/scores.csv", "muller"),
     "muller_scores_resamples": ("muller/scores_resamples.csv", "muller"),
     "muller_similarity": ("muller/similarity.csv", "muller"),
+    "muller_similarity_resamples": ("muller/similarity_resamples.csv", "muller"),
 }
 
 
-# An input -> the input holding it on bootstrap resamples of its test sets (Figure 7: of its
-# parallel sentences; xling.report.resamples).
+# An input -> the input holding it on bootstrap resamples (xling.report.resamples), and what
+# those resample: the test sets' examples, a dictionary's test words, or the parallel sentences
+# a CKA is measured on.
 RESAMPLED = {
     "table1": "table1_resamples",
     "wu_figure4": "wu_figure4_resamples",
@@ -51,6 +53,19 @@ RESAMPLED = {
     "wu_figure8": "wu_figure8_resamples",
     "wu_cka_retrieval": "wu_cka_retrieval_resamples",
     "muller_scores": "muller_scores_resamples",
+    "muller_similarity": "muller_similarity_resamples",
+}
+TEST_SETS, TEST_WORDS, PARALLEL = "the test sets", "the test words", "the parallel sentences"
+RESAMPLED_OVER = {
+    "table1": (TEST_SETS,),
+    "wu_figure4": (TEST_WORDS,),
+    "wu_figure5": (TEST_SETS,),
+    "wu_figure6": (TEST_SETS,),
+    "wu_figure7": (PARALLEL,),
+    "wu_figure8": (TEST_SETS,),
+    "wu_cka_retrieval": (PARALLEL, TEST_SETS),
+    "muller_scores": (TEST_SETS,),
+    "muller_similarity": (PARALLEL,),
 }
 # A claim over resampled inputs is supported only where it holds in this share of the resamples
 # too: the one-standard-deviation level (P(Z > -1) = 0.84) of the rule for several seeds below.
@@ -152,17 +167,9 @@ class Run:
         return self.tables.get(name)
 
     def resampled(self, needs: Iterable[str]) -> list[Run]:
-        """This run once per bootstrap resample of the test sets behind ``needs`` (each input
-        with resamples replaced by one resample of it); empty when none of them has resamples."""
-        from xling.report.resamples import split_replicates
-
-        replaced = {}
-        for name in needs:
-            if name in RESAMPLED:
-                if name not in self._replicates:
-                    self._replicates[name] = split_replicates(self.get(RESAMPLED[name]))
-                if self._replicates[name]:
-                    replaced[name] = self._replicates[name]
+        """This run once per bootstrap resample of the inputs of ``needs`` that have resamples
+        (each such input replaced by one resample of it); empty when none of them has."""
+        replaced = {name: self._replicates_of(name) for name in self.resampled_inputs(needs)}
         if not replaced:
             return []
         count = min(len(frames) for frames in replaced.values())
@@ -170,6 +177,17 @@ class Run:
             Run({**self.tables, **{n: f[i] for n, f in replaced.items()}}, self.english_prime)
             for i in range(count)
         ]
+
+    def resampled_inputs(self, needs: Iterable[str]) -> list[str]:
+        """The inputs of ``needs`` for which this run has resamples."""
+        return [name for name in needs if name in RESAMPLED and self._replicates_of(name)]
+
+    def _replicates_of(self, name: str) -> list[pd.DataFrame]:
+        from xling.report.resamples import split_replicates
+
+        if name not in self._replicates:
+            self._replicates[name] = split_replicates(self.get(RESAMPLED[name]))
+        return self._replicates[name]
 
     @classmethod
     def load(cls, paths: Mapping[str, str | Path | None], english_prime: str = "enp") -> Run:
@@ -246,19 +264,25 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
     if not_computed:
         return Verdict(claim, NOT_COMPUTED, evidence.numbers, reason=not_computed)
     failed = list(evidence.failed)
-    resamples = run.resampled((*claim.needs, *claim.optional))
+    inputs = (*claim.needs, *claim.optional)
+    resamples = run.resampled(inputs)
     if resamples:
         share = sum(_holds(claim, resample) for resample in resamples) / len(resamples)
-        evidence.record(
-            f"share of {len(resamples)} resamples of the test sets where it holds", share
-        )
+        over = resampled_over(run.resampled_inputs(inputs))
+        evidence.record(f"share of {len(resamples)} resamples of {over} where it holds", share)
         if not failed and share < RESAMPLE_SUPPORT:
             failed.append(
-                f"holds in {share:.0%} of {len(resamples)} resamples of the test sets, fewer "
-                f"than {RESAMPLE_SUPPORT:.0%}: within the luck of the test sentences"
+                f"holds in {share:.0%} of {len(resamples)} resamples of {over}, fewer than "
+                f"{RESAMPLE_SUPPORT:.0%}: within the luck of the sentences (or words) measured"
             )
     verdict = NOT_SUPPORTED if failed else SUPPORTED
     return Verdict(claim, verdict, evidence.numbers, failed=tuple(failed))
+
+
+def resampled_over(inputs: Iterable[str]) -> str:
+    """What the resamples of ``inputs`` draw, in words: "the test sets and the parallel
+    sentences"."""
+    return " and ".join(dict.fromkeys(what for name in inputs for what in RESAMPLED_OVER[name]))
 
 
 def _check(claim: Claim, run: Run) -> tuple[Evidence, str]:
