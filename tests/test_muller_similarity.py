@@ -119,3 +119,20 @@ def test_a_similarity_claim_faces_the_resampled_parallel_sentences(noise, verdic
     assert result.verdict == verdict, result.numbers
     share = result.numbers["share of 200 resamples of the parallel sentences where it holds"]
     assert share < 0.84 if verdict == NOT_SUPPORTED else share == 1.0
+
+
+def test_a_table_is_read_once_for_every_claim_and_resample_that_reads_it():
+    calls = []
+
+    def reader(frame):
+        calls.append(len(frame))
+        return frame["cka"].sum()
+
+    frame = muller_similarity()
+    resamples = pd.concat([frame.assign(replicate=r, cka=frame["cka"] + r) for r in range(3)])
+    run = Run({"muller_similarity": frame, "muller_similarity_resamples": resamples})
+    assert run.view("muller_similarity", reader) == run.view("muller_similarity", reader)
+    for _ in range(2):  # two claims reading the same resamples
+        sums = [r.view("muller_similarity", reader) for r in run.resampled(["muller_similarity"])]
+        assert sums == pytest.approx([frame["cka"].sum() + r * len(frame) for r in range(3)])
+    assert len(calls) == 1 + 3

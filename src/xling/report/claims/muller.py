@@ -126,7 +126,7 @@ def _drops(scores: Scores, experiment: str, task: str, source: str, group: str):
 
 
 def check_muller_lower_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
-    scores = Scores(run.get("muller_scores"))
+    scores = run.view("muller_scores", Scores)
     groups = scores.groups("transfer")
     last = _last_layer(groups)
     lower = sorted(g for g, layers in groups.items() if max(layers) <= last / 3)
@@ -146,7 +146,7 @@ def check_muller_lower_layers(claim: Claim, run: Run, evidence: Evidence) -> Non
 
 
 def check_muller_upper_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
-    scores = Scores(run.get("muller_scores"))
+    scores = run.view("muller_scores", Scores)
     groups = scores.groups("transfer")
     last = _last_layer(groups)
     upper = sorted(g for g, layers in groups.items() if min(layers) > 3 * last / 4)
@@ -165,7 +165,7 @@ def check_muller_upper_layers(claim: Claim, run: Run, evidence: Evidence) -> Non
 
 
 def check_muller_domain(claim: Claim, run: Run, evidence: Evidence) -> None:
-    scores = Scores(run.get("muller_scores"))
+    scores = run.view("muller_scores", Scores)
     groups = scores.groups("domain")
     if not groups:
         raise NotComputed("no domain experiment with a RANDOM-INIT group")
@@ -200,19 +200,24 @@ class Similarity:
         frame["task"] = frame["task"].fillna("").astype(str)
         frame["group"] = frame["group"].map(lambda g: REF if _is_ref(g) else str(g).strip())
         self.frame = frame
-
-    def rows(self, model: str, task: str = "", group: str = REF) -> pd.DataFrame:
-        f = self.frame
-        return f[(f["model"] == model) & (f["task"] == task) & (f["group"] == group)]
+        # every curve at once (built once per bootstrap resample): per seed the mean over the
+        # (source, target) pairs, then mean and spread over seeds
+        curve = ["model", "task", "group"]
+        per_seed = frame.groupby([*curve, "seed", "layer"])["cka"].mean().dropna()
+        stats = per_seed.groupby(level=[*curve, "layer"]).agg(["mean", "std", "count"])
+        self.curves: dict[tuple[str, str, str], dict[int, Estimate]] = {}
+        for (model, task, group, layer), value, std, count in zip(
+            stats.index, stats["mean"], stats["std"], stats["count"], strict=True
+        ):
+            spread = 0.0 if count < 2 else float(std)
+            self.curves.setdefault((model, task, group), {})[int(layer)] = Estimate(value, spread)
+        pairs = frame.groupby([*curve, "source", "target"])["cka"].mean()
+        self.pair_means: dict[tuple[str, str, str], dict[tuple[str, str], float]] = {}
+        for (model, task, group, source, target), value in pairs.items():
+            self.pair_means.setdefault((model, task, group), {})[(source, target)] = value
 
     def curve(self, model: str, task: str = "", group: str = REF) -> dict[int, Estimate]:
-        rows = self.rows(model, task, group)
-        per_seed = rows.groupby(["seed", "layer"])["cka"].mean().unstack("seed")
-        curve = {}
-        for layer, values in per_seed.iterrows():
-            values = values.dropna()
-            curve[int(layer)] = Estimate(values.mean(), 0.0 if len(values) < 2 else values.std())
-        return curve
+        return dict(self.curves.get((model, task, group), {}))
 
     def tasks(self) -> list[str]:
         found = self.frame[self.frame["model"] == "finetuned"]["task"]
@@ -224,7 +229,7 @@ def _peak(curve: Mapping[int, Estimate]) -> int:
 
 
 def check_muller_peak_middle(claim: Claim, run: Run, evidence: Evidence) -> None:
-    similarity = Similarity(run.get("muller_similarity"))
+    similarity = run.view("muller_similarity", Similarity)
     models = [("pretrained", "")] + [("finetuned", t) for t in similarity.tasks()]
     for model, task in models:
         curve = similarity.curve(model, task)
@@ -240,7 +245,7 @@ def check_muller_peak_middle(claim: Claim, run: Run, evidence: Evidence) -> None
 
 
 def check_muller_finetuning_preserves(claim: Claim, run: Run, evidence: Evidence) -> None:
-    similarity = Similarity(run.get("muller_similarity"))
+    similarity = run.view("muller_similarity", Similarity)
     pretrained = similarity.curve("pretrained")
     if not pretrained:
         raise NotComputed("no CKA of the pretrained model")
@@ -262,7 +267,7 @@ def check_muller_finetuning_preserves(claim: Claim, run: Run, evidence: Evidence
 
 
 def check_muller_random_init_similarity(claim: Claim, run: Run, evidence: Evidence) -> None:
-    similarity = Similarity(run.get("muller_similarity"))
+    similarity = run.view("muller_similarity", Similarity)
     frame = similarity.frame
     groups = {g: layers for g in frame["group"].unique() if (layers := group_layers(g)) is not None}
     if not groups:
@@ -299,15 +304,14 @@ def cross_language_gaps(scores: Scores, task: str) -> dict[tuple[str, str], floa
 
 def layer_averaged_similarity(similarity: Similarity, model: str, task: str) -> dict:
     """(source, target) -> CKA averaged over layers and seeds."""
-    rows = similarity.rows(model, task if model == "finetuned" else "")
-    return rows.groupby(["source", "target"])["cka"].mean().to_dict()
+    return dict(similarity.pair_means.get((model, task if model == "finetuned" else "", REF), {}))
 
 
 def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
     from xling.analysis.spearman import spearman
 
-    scores = Scores(run.get("muller_scores"))
-    similarity = Similarity(run.get("muller_similarity"))
+    scores = run.view("muller_scores", Scores)
+    similarity = run.view("muller_similarity", Similarity)
     for task in sorted({task for task, _ in scores.runs("transfer")}):
         gaps = cross_language_gaps(scores, task)
         for model in ("finetuned", "pretrained"):

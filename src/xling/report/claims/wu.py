@@ -32,6 +32,7 @@ class Table1:
         if KEY not in frame:
             raise NotComputed(f"Table 1 has no {KEY!r} column")
         self.frame = frame.set_index(KEY)
+        self._cells: dict[tuple[str, str, str], Estimate | None] = {}
 
     def targets(self, task: str) -> list[str]:
         """Target labels of ``task``'s score columns (no averages)."""
@@ -44,6 +45,12 @@ class Table1:
         return labels
 
     def cell(self, variant: str, task: str, target: str) -> Estimate | None:
+        key = (variant, task, target)
+        if key not in self._cells:  # the claims ask for each cell many times
+            self._cells[key] = self._read_cell(variant, task, target)
+        return self._cells[key]
+
+    def _read_cell(self, variant: str, task: str, target: str) -> Estimate | None:
         column = score_column(task, target)
         if variant not in self.frame.index or column not in self.frame:
             return None
@@ -97,7 +104,7 @@ def _tasks_with(table: Table1, variants: Sequence[str], tasks: Sequence[str] = W
 
 
 def _drop_at_most(claim: Claim, run: Run, evidence: Evidence, better: str, worse: str) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     for task, means in _tasks_with(table, [better, worse]):
         drop = means[better] - means[worse]
         evidence.record(f"{task}: {better} - {worse}", drop)
@@ -113,7 +120,7 @@ def check_no_anchors(claim: Claim, run: Run, evidence: Evidence) -> None:
 
 
 def check_extra_anchors(claim: Claim, run: Run, evidence: Evidence) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     found = False
     for task in ("xnli", "ner"):
         targets = table.common_targets(task, ["default", "extra_anchors"])
@@ -134,7 +141,7 @@ def check_extra_anchors(claim: Claim, run: Run, evidence: Evidence) -> None:
 
 
 def check_sep_emb_below_no_anchors(claim: Claim, run: Run, evidence: Evidence) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     for task, means in _tasks_with(table, ["no_anchors", "sep_emb"]):
         evidence.require(f"{task}: no_anchors - sep_emb", means["no_anchors"] - means["sep_emb"])
 
@@ -146,7 +153,7 @@ MIN_TRANSFER = 5.0
 
 def _retained(claim: Claim, run: Run, evidence: Evidence, variant: str, *, at_most: bool) -> None:
     """``variant`` keeps at most (or at least) ``tolerance`` of Default's score above chance."""
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     for task, means in _tasks_with(table, ["default", variant]):
         above = {v: means[v] - CHANCE[task] for v in ("default", variant)}
         evidence.record(f"{task}: default above chance", above["default"])
@@ -177,7 +184,7 @@ SHARING_CHAINS = (
 
 
 def check_fewer_shared_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     for chain in SHARING_CHAINS:
         for task in WU_TASKS:
             for target in table.common_targets(task, chain):
@@ -200,7 +207,7 @@ def _steps(items: Sequence) -> list[tuple]:
 
 
 def check_distance(claim: Claim, run: Run, evidence: Evidence) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     for task in WU_TASKS:
         targets = _computed_targets(table, task, table.frame.index)
         if len({_distance(t) for t in targets}) < 2:
@@ -230,7 +237,7 @@ def _computed_targets(table: Table1, task: str, variants: Iterable[str]) -> list
 
 
 def check_distant_lose_most(claim: Claim, run: Run, evidence: Evidence) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
     for task in WU_TASKS:
         targets = _computed_targets(table, task, ["default"])
         if len({_distance(t) for t in targets}) < 2:
@@ -261,7 +268,7 @@ DOMAIN_AND_ANCHOR_ROWS = ("wiki_cc", "default_anchors", "no_anchors", "extra_anc
 
 
 def check_sharing_matters_most(claim: Claim, run: Run, evidence: Evidence) -> None:
-    table = Table1(run.get("table1"))
+    table = run.view("table1", Table1)
 
     def drop(variant: str) -> Estimate | None:
         per_task = [m[variant] for _, m in _maybe_tasks(table, ["default", variant])]
