@@ -106,7 +106,8 @@ def test_resampled_cka_is_the_cka_of_the_drawn_rows():
 
 
 def test_figure7_resamples_share_one_draw_across_encoders_and_layers():
-    from xling.analysis.similarity import figure7_resample_rows, parallel_draws
+    from xling.analysis.cka import parallel_draws
+    from xling.analysis.similarity import figure7_resample_rows
 
     rng = np.random.default_rng(12)
     english = [rng.normal(size=(40, 4)) for _ in range(2)]

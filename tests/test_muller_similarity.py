@@ -7,21 +7,15 @@ import pandas as pd
 import pytest
 
 from tests.test_claims import muller_similarity
-from xling.analysis.cka import linear_cka
+from xling.analysis.cka import linear_cka, parallel_draws
 from xling.muller.collect import (
     RESAMPLE_COLUMNS,
     similarity_resamples,
     similarity_rows,
     stale_similarity,
 )
-from xling.muller.similarity import (
-    RESAMPLE_COLUMNS as RUN_RESAMPLE_COLUMNS,
-)
-from xling.muller.similarity import (
-    parallel_draws,
-    similarity_resample_rows,
-    write_similarity,
-)
+from xling.muller.similarity import RESAMPLE_COLUMNS as RUN_RESAMPLE_COLUMNS
+from xling.muller.similarity import similarity_resample_rows, write_similarity
 from xling.report import claims
 from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
 
@@ -38,29 +32,29 @@ def _pooled(rng, n=40, layers=3):
 def test_each_resample_is_the_cka_of_the_drawn_sentences_in_every_language():
     rng = np.random.default_rng(21)
     pooled = _pooled(rng)
-    draws = parallel_draws(5, 20, 40)
-    np.testing.assert_array_equal(draws, parallel_draws(5, 20, 40))  # a function of the seed
-    rows = similarity_resample_rows(pooled, ["en"], draws)
+    rows = similarity_resample_rows(pooled, ["en"], 20, seed=5)
+    assert rows == similarity_resample_rows(pooled, ["en"], 20, seed=5)  # a function of the seed
+    assert rows != similarity_resample_rows(pooled, ["en"], 20, seed=6)
     assert len(rows) == 20 * 2 * 3  # replicates x targets x layers
     assert [row["replicate"] for row in rows] == sorted(row["replicate"] for row in rows)
+    drawn = parallel_draws(5, "muller", 20, 40)[7]
     for target in ("fr", "zh"):  # the same sentences drawn for both targets
         row = next(r for r in rows if (r["replicate"], r["target"], r["layer"]) == (7, target, 2))
-        drawn = draws[7]
         assert row["cka"] == pytest.approx(
             linear_cka(pooled["en"][2][drawn], pooled[target][2][drawn]), rel=1e-10
         )
-    assert similarity_resample_rows(pooled, ["en"], parallel_draws(5, 0, 40)) == []
+    assert similarity_resample_rows(pooled, ["en"], 0, seed=5) == []
 
 
 def test_write_similarity_writes_the_table_and_its_resamples(tmp_path):
     rng = np.random.default_rng(22)
     pooled = _pooled(rng)
     table, resamples = tmp_path / "similarity.csv", tmp_path / "resamples.csv"
-    rows = write_similarity(table, resamples, pooled, ["en"], False, parallel_draws(1, 4, 40))
+    rows = write_similarity(table, resamples, pooled, ["en"], False, 4, seed=1)
     assert len(pd.read_csv(table)) == len(rows) == 2 * 3
     assert list(pd.read_csv(resamples).columns) == RUN_RESAMPLE_COLUMNS
     assert len(pd.read_csv(resamples)) == 4 * 6
-    write_similarity(table, resamples, pooled, ["en"], False, parallel_draws(1, 0, 40))
+    write_similarity(table, resamples, pooled, ["en"], False, 0, seed=1)
     assert pd.read_csv(resamples).empty  # report.resamples: 0, a header alone
 
 

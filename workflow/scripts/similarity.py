@@ -8,13 +8,13 @@ def main(smk):
     import pandas as pd
     import torch
 
+    from xling.analysis.cka import parallel_draws
     from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
     from xling.analysis.similarity import (
         FIGURE7_RESAMPLE_COLUMNS,
         figure7_resample_rows,
         figure7_rows,
         figure7_states,
-        parallel_draws,
     )
     from xling.fileio import read_lines
     from xling.report.resamples import write_resamples

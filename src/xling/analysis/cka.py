@@ -14,6 +14,8 @@ the Gram form wins instead: the Gram matrices are computed once for all resample
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 
 
@@ -111,3 +113,25 @@ def _weighted_hsic(counts: np.ndarray, gram_a: np.ndarray, gram_b: np.ndarray) -
     middle = np.einsum("rn,rn,rn->r", counts, weighted_a, weighted_b)
     outer = np.einsum("rn,rn->r", counts, weighted_a) * np.einsum("rn,rn->r", counts, weighted_b)
     return quadratic - 2.0 * middle / total + outer / total**2
+
+
+def parallel_draws(seed: int, name: str, replicates: int, size: int) -> np.ndarray:
+    """Bootstrap resamples (one row of sentence indices each) of a set of parallel sentences:
+    a pair's for Wu's Figure 7, ``"muller"`` for Muller et al.'s similarity; drawn as the test
+    sets' are (``xling.report.resamples.bootstrap_draws``), a function of the seed and the name."""
+    from xling.report.resamples import bootstrap_draws
+
+    return bootstrap_draws(seed, ("parallel", name), replicates, size)
+
+
+def resampled_cka_rows(
+    comparisons: Iterable[tuple[Mapping, np.ndarray, np.ndarray]], draws: np.ndarray
+) -> list[dict]:
+    """For each comparison ``(keys, x, y)``, its biased CKA on every resample of ``draws``
+    (:func:`resampled_linear_cka`): rows ``replicate``, the keys, ``cka``, in replicate order.
+    One draw serves every comparison, so two of them are compared on the same sentences."""
+    rows = []
+    for keys, x, y in comparisons:
+        for replicate, value in enumerate(resampled_linear_cka(x, y, draws)):
+            rows.append({"replicate": replicate, **keys, "cka": value})
+    return sorted(rows, key=lambda row: row["replicate"])

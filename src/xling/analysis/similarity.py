@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from xling.analysis.cka import cka, resampled_linear_cka
+from xling.analysis.cka import cka, resampled_cka_rows
 from xling.analysis.representations import framing, mean_pooled_layers
 from xling.model import MLMEncoder
 from xling.model.random_init import random_like
@@ -158,24 +158,13 @@ def figure7_rows(states: dict, *, debiased: bool) -> list[dict]:
 FIGURE7_RESAMPLE_COLUMNS = ["replicate", "encoder", "layer", "cka"]
 
 
-def parallel_draws(seed: int, pair: str, replicates: int, size: int) -> np.ndarray:
-    """Bootstrap resamples of a pair's parallel sentences (one row of indices each), drawn as the
-    test sets' are (``xling.report.resamples``), shared by every encoder and layer of the pair."""
-    from xling.report.resamples import bootstrap_draws
-
-    return bootstrap_draws(seed, ("parallel", pair), replicates, size)
-
-
 def figure7_resample_rows(states: dict, draws: np.ndarray) -> list[dict]:
     """The (biased) CKA of :func:`figure7_states` on each resample of the parallel sentences,
     rows ``replicate, encoder, layer, cka``: how much of a difference between two encoders is
     the luck of the sentences (the claims check asks; ``xling.report.claims``)."""
-    rows = []
-    for encoder, (source_layers, target_layers) in states.items():
-        for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
-            values = resampled_linear_cka(x, y, draws)
-            rows += [
-                {"replicate": replicate, "encoder": encoder, "layer": layer, "cka": value}
-                for replicate, value in enumerate(values)
-            ]
-    return sorted(rows, key=lambda row: row["replicate"])
+    comparisons = (
+        ({"encoder": encoder, "layer": layer}, x, y)
+        for encoder, (source_layers, target_layers) in states.items()
+        for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True))
+    )
+    return resampled_cka_rows(comparisons, draws)

@@ -122,15 +122,15 @@ def run_job(
 
 
 def _similarity_writer(run_dir: Path, tokenizer, parallel, sources, debiased, resamples):
-    from xling.muller.similarity import parallel_draws, pooled_parallel, write_similarity
+    from xling.muller.similarity import pooled_parallel, write_similarity
 
     resamples = resamples or {"count": 0, "seed": 0}
-    sentences = len(next(iter(parallel.values())))
-    draws = parallel_draws(resamples["seed"], resamples["count"], sentences)
 
     def write(model) -> None:
         pooled = pooled_parallel(model.encoder, tokenizer, parallel)
         table, resampled = run_dir / SIMILARITY, run_dir / SIMILARITY_RESAMPLES
-        write_similarity(table, resampled, pooled, sources, debiased, draws)
+        write_similarity(
+            table, resampled, pooled, sources, debiased, resamples["count"], resamples["seed"]
+        )
 
     return write

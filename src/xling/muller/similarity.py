@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from xling.analysis.cka import debiased_linear_cka, linear_cka, resampled_linear_cka
+from xling.analysis.cka import (
+    debiased_linear_cka,
+    linear_cka,
+    parallel_draws,
+    resampled_cka_rows,
+)
 from xling.analysis.representations import framing, mean_pooled_layers
 
 
@@ -76,28 +80,20 @@ def similarity_rows(pooled: Mapping[str, list], sources: Sequence[str], debiased
 
 
 RESAMPLE_COLUMNS = ["replicate", "source", "target", "layer", "cka"]
-
-
-def parallel_draws(seed: int, replicates: int, size: int) -> np.ndarray:
-    """Bootstrap resamples of the similarity's parallel sentences, drawn as the test sets' are
-    (``xling.report.resamples``): one draw for every language, model and layer, since sentence i
-    is the same sentence in every language, so every comparison of two curves is paired."""
-    from xling.report.resamples import bootstrap_draws
-
-    return bootstrap_draws(seed, ("parallel", "muller"), replicates, size)
+PARALLEL_SET = "muller"  # the name that seeds the resamples of the parallel sentences
 
 
 def similarity_resample_rows(
-    pooled: Mapping[str, list], sources: Sequence[str], draws: np.ndarray
+    pooled: Mapping[str, list], sources: Sequence[str], replicates: int, seed: int
 ) -> list[dict]:
-    """The (biased) CKA of :func:`similarity_rows` on each resample of the parallel sentences,
-    rows ``replicate, source, target, layer, cka``, for the claims check
-    (``xling.report.claims``)."""
-    rows = []
-    for row, x, y in _comparisons(pooled, sources):
-        for replicate, value in enumerate(resampled_linear_cka(x, y, draws)):
-            rows.append({"replicate": replicate, **row, "cka": value})
-    return sorted(rows, key=lambda row: row["replicate"])
+    """The (biased) CKA of :func:`similarity_rows` on ``replicates`` bootstrap resamples of the
+    parallel sentences, rows ``replicate, source, target, layer, cka``, for the claims check
+    (``xling.report.claims``). One draw (seeded by ``seed``) serves every language, model and
+    layer, as sentence i is one sentence in every language: two curves are compared on the same
+    sentences."""
+    sentences = len(next(iter(pooled.values()))[0])
+    draws = parallel_draws(seed, PARALLEL_SET, replicates, sentences)
+    return resampled_cka_rows(_comparisons(pooled, sources), draws)
 
 
 def write_similarity(
@@ -106,15 +102,16 @@ def write_similarity(
     pooled: Mapping[str, list],
     sources: Sequence[str],
     debiased: bool,
-    draws: np.ndarray,
+    replicates: int,
+    seed: int,
 ) -> list[dict]:
-    """Write the similarity rows to ``table`` and their resamples to ``resamples`` (a header
-    alone with ``report.resamples: 0``); returns the rows."""
+    """Write the similarity rows to ``table`` and their ``replicates`` resamples to ``resamples``
+    (a header alone with ``report.resamples: 0``); returns the rows."""
     from xling.analysis.loading import write_rows_csv
     from xling.report.resamples import write_resamples
 
     rows = similarity_rows(pooled, sources, debiased)
-    resampled = similarity_resample_rows(pooled, sources, draws)
+    resampled = similarity_resample_rows(pooled, sources, replicates, seed)
     write_resamples(resamples, pd.DataFrame(resampled, columns=RESAMPLE_COLUMNS))
     write_rows_csv(table, rows)
     return rows

@@ -168,7 +168,7 @@ class Run:
     # (reader, id of a table) -> (the table, its reader): shared by a run and its resamples, so
     # that every claim reading one resample of a table parses it once (the claims job is the
     # demo's last job, alone on the machine: its 5,400 predicate calls are wall time)
-    _views: dict[tuple[type, int], tuple[pd.DataFrame, Any]] = field(
+    _views: dict[tuple[Callable, int], tuple[pd.DataFrame, Any]] = field(
         default_factory=dict, repr=False
     )
 
