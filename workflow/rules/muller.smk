@@ -119,7 +119,9 @@ if MULLER:
             "../scripts/muller_finetune.py"
 
     rule muller_similarity_pretrained:
-        # Its CKA per layer, and on bootstrap resamples of the parallel sentences.
+        # Its CKA per layer, and on bootstrap resamples of the parallel sentences. One thread, as
+        # the other analysis jobs: a two-thread job waits until both cores are free at once, which
+        # in the demo came only at its end, where it held back Table 1 and the claims.
         input:
             unpack(get_muller_model_inputs),
             parallel=f"{R}/muller/encoded/parallel.pt",
@@ -130,7 +132,7 @@ if MULLER:
             f"{R}/logs/muller/similarity_pretrained.log",
         conda:
             "../../envs/torch.yaml"
-        threads: 2
+        threads: 1
         params:
             model=get_muller_model,
             sources=config["muller"]["similarity"]["sources"],
