@@ -2,11 +2,14 @@
 
     python bench/demo_timing.py                      # the newest log under .snakemake/log/
     python bench/demo_timing.py .snakemake/log/<run>.snakemake.log
+    python bench/demo_timing.py demo.log --results results/demo   # a copy of Snakemake's output
 
 For each stage (the rule's file under workflow/rules/) and rule: jobs, the sum of the jobs' wall
 times (core-busy time at one job a core), the longest job, and the stage's span from its first
 start to its last finish. Jobs run side by side, so the sums add up to more than the run's wall
-time; the last line gives that. Used to budget the demo (2 cores, 30 minutes).
+time; the last lines give that, and how long cores stood idle (from each job's threads, at
+``--cores``): where the run waited on a job rather than ran out of work. Used to budget the demo
+(2 cores, 30 minutes).
 
 The same jobs run 10 to 20 % faster or slower from day to day on the same 2-core machine, so
 the last line also gives the machine's speed during the run: the median training throughput of
@@ -27,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
 START = re.compile(r"^(?:local)?rule (\w+):$")
 JOBID = re.compile(r"^\s+jobid: (\d+)$")
+THREADS = re.compile(r"^\s+threads: (\d+)$")
 FINISH = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
 THROUGHPUT = re.compile(r"^step (\d+)/\d+ \|.*\| ([\d,]+) tok/s \|")
 
@@ -40,23 +44,40 @@ def rule_stages() -> dict[str, str]:
     return stages
 
 
-def job_times(log: Path) -> list[tuple[str, datetime, datetime]]:
-    """(rule, start, end) of every job the log saw finish."""
+def job_times(log: Path) -> list[tuple[str, datetime, datetime, int]]:
+    """(rule, start, end, threads) of every job the log saw finish."""
     started: dict[str, tuple[str, datetime]] = {}
+    threads: dict[str, int] = {}
     finished = []
-    stamp = pending_rule = None
+    stamp = pending_rule = last_job = None
     for line in log.read_text(errors="replace").splitlines():
         if found := STAMP.match(line):
             stamp = datetime.strptime(" ".join(found.group(1).split()), "%a %b %d %H:%M:%S %Y")
         elif found := START.match(line):
             pending_rule = found.group(1)
         elif (found := JOBID.match(line)) and pending_rule and stamp:
-            started[found.group(1)] = (pending_rule, stamp)
+            last_job = found.group(1)
+            started[last_job] = (pending_rule, stamp)
             pending_rule = None
+        elif (found := THREADS.match(line)) and last_job is not None:
+            threads[last_job] = int(found.group(1))  # printed after the jobid; none means 1
         elif (found := FINISH.match(line)) and stamp and found.group(1) in started:
             rule, begin = started.pop(found.group(1))
-            finished.append((rule, begin, stamp))
+            finished.append((rule, begin, stamp, threads.get(found.group(1), 1)))
     return finished
+
+
+def idle_core_seconds(jobs: list[tuple[str, datetime, datetime, int]], cores: int) -> int:
+    """Core-seconds with no job on them between the first start and the last finish (the log's
+    one-second stamps; a job asking more threads than ``cores`` counts as ``cores``)."""
+    first = min(begin for _, begin, _, _ in jobs)
+    seconds = int((max(end for _, _, end, _ in jobs) - first).total_seconds())
+    busy = [0] * seconds
+    for _, begin, end, threads in jobs:
+        start, stop = ((moment - first).total_seconds() for moment in (begin, end))
+        for second in range(int(start), int(stop)):
+            busy[second] += min(threads, cores)
+    return sum(max(0, cores - used) for used in busy)
 
 
 def pretraining_throughput(log_dir: Path) -> float | None:
@@ -76,6 +97,12 @@ def main() -> None:
     parser.add_argument(
         "--study", default="demo", help="the study whose pretraining logs give the throughput"
     )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="the study's results folder (default: results/<study> beside the log's .snakemake)",
+    )
+    parser.add_argument("--cores", type=int, default=2, help="the run's --cores (default 2)")
     args = parser.parse_args()
     if args.log is None:
         logs = sorted((REPO / ".snakemake/log").glob("*.snakemake.log"), reverse=True)
@@ -89,7 +116,7 @@ def main() -> None:
     print(f"{args.log}:")
     stages = rule_stages()
     by_rule: dict[tuple[str, str], list[tuple[datetime, datetime]]] = defaultdict(list)
-    for rule, begin, end in jobs:
+    for rule, begin, end, _ in jobs:
         by_rule[(stages.get(rule, "?"), rule)].append((begin, end))
     print(f"{'stage':<12}{'rule':<32}{'jobs':>5}{'sum min':>9}{'max min':>9}{'span min':>9}")
     for stage in dict.fromkeys(stage for stage, _ in sorted(by_rule)):
@@ -103,13 +130,28 @@ def main() -> None:
             print(f"{stage:<12}{rule:<32}{len(times):>5}{total:>9.1f}{longest:>9.1f}")
         span = (max(e for _, e in spans) - min(b for b, _ in spans)).total_seconds() / 60
         print(f"{'':<12}{'= ' + stage:<32}{len(spans):>5}{'':>18}{span:>9.1f}")
-    wall = (max(e for _, _, e in jobs) - min(b for _, b, _ in jobs)).total_seconds() / 60
+    wall = (max(e for _, _, e, _ in jobs) - min(b for _, b, _, _ in jobs)).total_seconds() / 60
     print(f"{len(jobs)} jobs, {wall:.1f} minutes from the first start to the last finish")
-    # The log lives in <repo>/.snakemake/log/; the study's job logs in <repo>/results/<study>/.
-    log_dir = args.log.resolve().parents[2] / "results" / args.study / "logs" / "pretrain"
+    total = sum((e - b).total_seconds() for _, b, e, _ in jobs) / 60
+    idle = idle_core_seconds(jobs, args.cores)
+    print(f"jobs' wall times in all: {total:.1f} minutes; cores idle: {idle} core-seconds")
+    log_dir = _results(args) / "logs" / "pretrain"
     rate = pretraining_throughput(log_dir)
     if rate is not None:
         print(f"machine speed: pretraining at {rate:,.0f} tokens/s a job (median, {log_dir})")
+    else:
+        print(f"machine speed: no pretraining log under {log_dir} (see --results)")
+
+
+def _results(args) -> Path:
+    """The study's results folder: given, or beside the log's .snakemake folder, or this
+    repository's."""
+    if args.results is not None:
+        return args.results
+    log = args.log.resolve()
+    if log.parent.name == "log" and log.parent.parent.name == ".snakemake":
+        return log.parents[2] / "results" / args.study
+    return REPO / "results" / args.study
 
 
 if __name__ == "__main__":
