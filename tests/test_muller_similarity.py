@@ -80,11 +80,9 @@ def test_the_resamples_are_gathered_beside_similarity_csv_or_named_as_missing(tm
          for r in range(12)]
     ).to_csv(pretrained, index=False)  # fmt: skip
     selected = [_selected(tmp_path, "ref", [0.2] * 12), _selected(tmp_path, "1-2")]
-    assert stale_similarity(selected, pretrained) == [
-        str(tmp_path / "1-2/similarity_resamples.csv")
-    ]
+    assert stale_similarity(selected) == [str(tmp_path / "1-2/similarity_resamples.csv")]
     selected = selected[:1]
-    assert stale_similarity(selected, pretrained) == []
+    assert stale_similarity(selected) == []
     frame = similarity_resamples(selected, pretrained)
     assert list(frame.columns) == list(RESAMPLE_COLUMNS)
     assert list(frame["replicate"]) == sorted(frame["replicate"])  # as numbers: 2 before 10

@@ -36,7 +36,7 @@ def main(smk):
     pretrained = smk.input.pretrained
     similarity = resamples_or_header(
         smk.params.resamples,
-        stale_similarity(selected, pretrained),
+        stale_similarity(selected),
         RESAMPLE_COLUMNS,
         lambda: similarity_resamples(selected, pretrained),
     )

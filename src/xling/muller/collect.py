@@ -108,12 +108,10 @@ def similarity_resamples(
     return frame.sort_values("replicate", kind="stable").reset_index(drop=True)
 
 
-def stale_similarity(
-    selected: Sequence[tuple[Mapping[str, Any], dict]], pretrained_resamples: str | Path
-) -> list[str]:
-    """The similarity files without resamples beside them (measured before runs kept them)."""
-    paths = [Path(pretrained_resamples)]
-    paths += [Path(run["dir"]) / SIMILARITY_RESAMPLES for run, _ in selected if run["similarity"]]
+def stale_similarity(selected: Sequence[tuple[Mapping[str, Any], dict]]) -> list[str]:
+    """The runs' similarity files without resamples beside them (measured before runs kept
+    them; the pretrained model's are an output of its own job)."""
+    paths = [Path(run["dir"]) / SIMILARITY_RESAMPLES for run, _ in selected if run["similarity"]]
     return [str(path) for path in paths if not path.is_file()]
 
 

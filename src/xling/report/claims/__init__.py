@@ -22,7 +22,7 @@ Muller et al.'s scores) also faces the luck of the test sentences (or test words
 a CKA (Wu's Figure 7, Muller et al.'s similarity) that of its parallel sentences: where the run
 has the input's ``*_resamples.csv`` (the input recomputed on bootstrap resamples of its sentences,
 the same draw for every row that reads them; :mod:`xling.report.resamples`; :data:`RESAMPLED`
-pairs them, :data:`RESAMPLED_OVER` says what they draw), the predicate is evaluated on each
+pairs them and says what they draw), the predicate is evaluated on each
 resample too, the share of resamples where it holds is among the claim's numbers, and the claim
 is supported only where that share is at least 0.84 (:data:`RESAMPLE_SUPPORT`, the
 one-standard-deviation level of the rule above). With one seed this is what keeps a verdict from
@@ -52,7 +52,6 @@ from xling.report.claims.core import (
     NOT_SUPPORTED,
     RESAMPLE_SUPPORT,
     RESAMPLED,
-    RESAMPLED_OVER,
     SUPPORTED,
     VERDICTS,
     WU,
@@ -71,7 +70,7 @@ from xling.report.claims.wu import WU_CLAIMS, Table1
 CLAIMS: tuple[Claim, ...] = WU_CLAIMS + MULLER_CLAIMS
 
 __all__ = [
-    "CLAIMS", "INPUTS", "MULLER", "NOT_COMPUTED", "NOT_SUPPORTED", "RESAMPLED", "RESAMPLED_OVER",
+    "CLAIMS", "INPUTS", "MULLER", "NOT_COMPUTED", "NOT_SUPPORTED", "RESAMPLED",
     "RESAMPLE_SUPPORT", "SUPPORTED", "VERDICTS", "WU",
     "Claim", "Estimate", "Evidence", "NotComputed", "Run", "Scores", "Similarity", "Table1",
     "Verdict", "evaluate", "evaluate_claim", "input_paths", "main", "write_claims",

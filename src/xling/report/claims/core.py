@@ -44,31 +44,20 @@ INPUTS = {
 }
 
 
-# An input -> the input holding it on bootstrap resamples (xling.report.resamples), and what
-# those resample: the test sets' examples, a dictionary's test words, or the parallel sentences
-# a CKA is measured on.
-RESAMPLED = {
-    "table1": "table1_resamples",
-    "wu_figure4": "wu_figure4_resamples",
-    "wu_figure5": "wu_figure5_resamples",
-    "wu_figure6": "wu_figure6_resamples",
-    "wu_figure7": "wu_figure7_resamples",
-    "wu_figure8": "wu_figure8_resamples",
-    "wu_cka_retrieval": "wu_cka_retrieval_resamples",
-    "muller_scores": "muller_scores_resamples",
-    "muller_similarity": "muller_similarity_resamples",
-}
 TEST_SETS, TEST_WORDS, PARALLEL = "the test sets", "the test words", "the parallel sentences"
-RESAMPLED_OVER = {
-    "table1": (TEST_SETS,),
-    "wu_figure4": (TEST_WORDS,),
-    "wu_figure5": (TEST_SETS,),
-    "wu_figure6": (TEST_SETS,),
-    "wu_figure7": (PARALLEL,),
-    "wu_figure8": (TEST_SETS,),
-    "wu_cka_retrieval": (PARALLEL, TEST_SETS),
-    "muller_scores": (TEST_SETS,),
-    "muller_similarity": (PARALLEL,),
+# An input -> the input holding it on bootstrap resamples (xling.report.resamples), and what
+# those draw: the test sets' examples, a dictionary's test words, or the parallel sentences a CKA
+# is measured on.
+RESAMPLED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "table1": ("table1_resamples", (TEST_SETS,)),
+    "wu_figure4": ("wu_figure4_resamples", (TEST_WORDS,)),
+    "wu_figure5": ("wu_figure5_resamples", (TEST_SETS,)),
+    "wu_figure6": ("wu_figure6_resamples", (TEST_SETS,)),
+    "wu_figure7": ("wu_figure7_resamples", (PARALLEL,)),
+    "wu_figure8": ("wu_figure8_resamples", (TEST_SETS,)),
+    "wu_cka_retrieval": ("wu_cka_retrieval_resamples", (PARALLEL, TEST_SETS)),
+    "muller_scores": ("muller_scores_resamples", (TEST_SETS,)),
+    "muller_similarity": ("muller_similarity_resamples", (PARALLEL,)),
 }
 # A claim over resampled inputs is supported only where it holds in this share of the resamples
 # too: the one-standard-deviation level (P(Z > -1) = 0.84) of the rule for several seeds below.
@@ -209,7 +198,7 @@ class Run:
         from xling.report.resamples import split_replicates
 
         if name not in self._replicates:
-            self._replicates[name] = split_replicates(self.get(RESAMPLED[name]))
+            self._replicates[name] = split_replicates(self.get(RESAMPLED[name][0]))
         return self._replicates[name]
 
     @classmethod
@@ -305,7 +294,7 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
 def resampled_over(inputs: Iterable[str]) -> str:
     """What the resamples of ``inputs`` draw, in words: "the test sets and the parallel
     sentences"."""
-    return " and ".join(dict.fromkeys(what for name in inputs for what in RESAMPLED_OVER[name]))
+    return " and ".join(dict.fromkeys(what for name in inputs for what in RESAMPLED[name][1]))
 
 
 def _check(claim: Claim, run: Run) -> tuple[Evidence, str]:
