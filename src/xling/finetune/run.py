@@ -47,6 +47,7 @@ from xling.model import (
 )
 from xling.model.interface import Encoder, EncoderSpec
 from xling.model.random_init import parse_group, reinitialize
+from xling.optim import EagerAdam
 from xling.worklock import WorkDirLock
 
 log = logging.getLogger(__name__)
@@ -352,7 +353,8 @@ def fit_epochs(
     epochs, batch_size = settings.epochs, hp["batch_size"]
     # torch's fused Adam: one kernel for all tensors instead of a loop over them, 3-20 % of a
     # demo fine-tuning job on CPU (bench/finetune_batching.py); the same update up to rounding.
-    optimizer = torch.optim.Adam(spec.parameter_groups(model, hp), fused=True)
+    # EagerAdam: torch's, without the second of start-up its compile guards cost (xling.optim).
+    optimizer = EagerAdam(spec.parameter_groups(model, hp), fused=True)
     grouped = settings.group_by_length
     lengths = np.array([spec.item_length(item) for item in train.items]) if grouped else None
     steps = epochs * batches_per_epoch(len(train.items), batch_size, settings.epoch_size)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from xling.optim import EagerAdam
+
 
 class InverseSqrtWithWarmup:
     """Learning-rate factor of update ``step`` (0-based), as XLM's ``AdamInverseSqrtWithWarmup``.
@@ -38,11 +40,18 @@ def build_optimizer(
 
     The fused implementation runs on CPU and GPU and is several times faster than the default
     per-tensor loop for many small tensors (8 layers x 16 tensors); it is deterministic.
+    ``EagerAdam`` is torch's Adam without the second of start-up its compile guards cost.
     """
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer_class = torch.optim.AdamW if weight_decay else torch.optim.Adam
-    optimizer = optimizer_class(
-        params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, fused=True
+    decoupled = bool(weight_decay)  # AdamW, as XLM
+    optimizer = EagerAdam(
+        params,
+        lr=lr,
+        betas=betas,
+        eps=eps,
+        weight_decay=weight_decay,
+        decoupled_weight_decay=decoupled,
+        fused=True,
     )
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, InverseSqrtWithWarmup(lr, warmup_steps, warmup_init_lr)
