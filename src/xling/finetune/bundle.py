@@ -2,9 +2,9 @@
 
 A Table 1 job of the demo did about 10 s of work after about 3 s of start-up (Python, torch and,
 before :class:`xling.optim.EagerAdam`, ``torch._dynamo``, which torch's Adam imports on first
-use); a model's runs in one process pay the start-up once. Each run writes what a job of its own writes (``metrics.json``
-and the predictions, through :func:`xling.finetune.run_finetune`), then ``done.json``
-(:mod:`xling.finetune.done`): a job killed half-way reruns only the runs without one.
+use); a model's runs in one process pay the start-up once. Each run writes what a job of its own
+writes (``metrics.json`` and the predictions, through :func:`xling.finetune.run_finetune`), then
+``done.json`` (:mod:`xling.finetune.done`): a job killed half-way reruns only the runs without one.
 """
 
 from __future__ import annotations
