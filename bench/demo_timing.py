@@ -14,7 +14,8 @@ time; the last lines give that, and how long cores stood idle (from each job's t
 The same jobs run 10 to 20 % faster or slower from day to day on the same 2-core machine, so
 the last line also gives the machine's speed during the run: the median training throughput of
 its pretraining jobs (their logs under ``results/<study>/logs/pretrain/``), which compares runs
-of the same settings.
+of the same settings, and the product of minutes and that speed: a measure of the settings'
+cost that the machine's day does not move.
 """
 
 from __future__ import annotations
@@ -139,6 +140,12 @@ def main() -> None:
     rate = pretraining_throughput(log_dir)
     if rate is not None:
         print(f"machine speed: pretraining at {rate:,.0f} tokens/s a job (median, {log_dir})")
+        # The run's minutes scale inversely with the machine's speed: their product is what
+        # the settings cost, and the speed at which they fit the demo's 30 minutes follows.
+        print(
+            f"minutes x tokens/s: {wall * rate:,.0f}, so these settings fit 30 minutes (first "
+            f"job to last) at {wall * rate / 30:,.0f} tokens/s or more"
+        )
     else:
         print(f"machine speed: no pretraining log under {log_dir} (see --results)")
 
