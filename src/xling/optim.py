@@ -1,9 +1,10 @@
-"""torch's fused Adam without the 1.1-1.3 s that its first use costs a process.
+"""torch's fused Adam without the second that its first use costs a process.
 
 ``torch.optim.Optimizer`` wraps ``add_param_group`` (so the constructor), ``zero_grad``,
 ``state_dict``, ``load_state_dict`` and ``Adam.step`` in guards for ``torch.compile`` whose first
 call imports ``torch._dynamo``: 1.1-1.3 s on the demo's machine, as long as importing torch
-itself, paid by every job that trains (about 90 of the demo's, some 1.6 core-minutes). The guards
+itself (``bench/optimizer_startup.py``: 0.84 s less from ``import torch`` to a first update),
+paid by every job that trains: about 90 of the demo's, 2.7 core-minutes of its whole run. The guards
 only matter while dynamo traces the optimizer, which this project never does (``torch.compile``
 wraps single Transformer layers on GPUs, ``pretrain.compile_layers``). :class:`EagerAdam` is
 ``torch.optim.Adam`` with those five methods unwrapped: the same code, the same state dicts, the
