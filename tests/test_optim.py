@@ -105,3 +105,26 @@ def test_building_stepping_and_saving_it_does_not_import_dynamo():
     )
     # the second line shows torch's own Adam still imports it, so the first one measures
     assert result.stdout.split() == ["False", "True"], result.stderr
+
+
+def test_loss_scaling_skips_the_same_steps_as_with_torch_adam():
+    """The pretraining loop's fp16 path: GradScaler hands the fused step its scale and the
+    overflow flag, so a step with infinite gradients is skipped and the scale halved."""
+
+    def run(optimizer_class):
+        model, x, _ = model_and_batch(1)
+        optimizer = optimizer_class(model.parameters(), lr=1e-2, fused=True)
+        scaler = torch.amp.GradScaler("cpu", init_scale=2.0**10)
+        for step in range(6):
+            loss = model(x).pow(2).mean() * (float("inf") if step == 2 else 1.0)
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad(set_to_none=True)
+        return [p.detach().clone() for p in model.parameters()], scaler.get_scale()
+
+    theirs, their_scale = run(torch.optim.Adam)
+    ours, our_scale = run(EagerAdam)
+    assert our_scale == their_scale == 2.0**9  # the overflowing step was seen, and only once
+    assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
