@@ -20,8 +20,9 @@ def model_and_batch(seed: int):
 
 
 def train(optimizer_class, steps: int, *, decoupled: bool, state: dict | None = None):
-    """``steps`` updates of a small model with two parameter groups and a schedule; the
-    optimizer (loaded from ``state`` first, if given) and the parameters after them."""
+    """``steps`` updates of a small model with two parameter groups and a schedule (model,
+    optimizer and schedule loaded from ``state`` first, if given); the saved state after them
+    and the parameters."""
     model, x, y = model_and_batch(0)
     groups = [
         {"params": model[0].parameters(), "lr": 1e-2},
