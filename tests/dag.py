@@ -26,8 +26,16 @@ def rule_inputs(configfiles, workdir, rule, targets=("all",), config=None) -> li
 def rule_settings(configfiles, workdir, rule, targets=("all",), config=None) -> list[tuple]:
     """(params, retries) of each planned job of ``rule``: what reruns it, and how often it may
     be resubmitted."""
-    jobs = _jobs(configfiles, workdir, targets, config)
-    return [(dict(job.params.items()), job.restart_times) for job in jobs if job.rule.name == rule]
+    return rules_settings(configfiles, workdir, [rule], targets, config)[rule]
+
+
+def rules_settings(configfiles, workdir, rules, targets=("all",), config=None) -> dict:
+    """:func:`rule_settings` of several rules from one plan: {rule: [(params, retries), ...]}."""
+    settings = {rule: [] for rule in rules}
+    for job in _jobs(configfiles, workdir, targets, config):
+        if job.rule.name in settings:
+            settings[job.rule.name].append((dict(job.params.items()), job.restart_times))
+    return settings
 
 
 def rule_threads(configfiles, workdir, rule, targets=("all",), config=None) -> list[int]:

@@ -5,7 +5,7 @@ from itertools import product
 import pytest
 import yaml
 
-from tests.dag import plan, rule_inputs, rule_settings
+from tests.dag import plan, rule_inputs, rule_settings, rules_settings
 from xling import config as xconfig
 
 
@@ -310,7 +310,8 @@ def test_the_demo_fine_tunes_each_model_in_one_job_with_every_task_and_grid_poin
     counts = plan(files, tmp_path, config=extra)
     assert counts["finetune_model"] == 1 and "finetune_run" not in counts
     assert counts["select_finetune"] == 2
-    ((params, _),) = rule_settings(files, tmp_path, "finetune_model", config=extra)
+    jobs = rules_settings(files, tmp_path, ["finetune_model", "select_finetune"], config=extra)
+    ((params, _),) = jobs["finetune_model"]
     runs = params["runs"]
     assert [run["task"] for run in runs] == ["ner"] * grid_size(reduced["tasks"]["ner"]["grid"]) + [
         "pos"
@@ -320,8 +321,7 @@ def test_the_demo_fine_tunes_each_model_in_one_job_with_every_task_and_grid_poin
         assert run["out_dir"].startswith(f"results/demo/finetune/en-fr/default/{run['task']}/")
         assert set(run["test"]) == {"en", "fr"} and set(run["dev"]) == {"en"}
     # select_finetune reads the grid points' metrics that the one job wrote
-    selects = rule_settings(files, tmp_path, "select_finetune", config=extra)
-    for params, _ in selects:
+    for params, _ in jobs["select_finetune"]:
         assert len(params["metrics"]) in (grid_size(reduced["tasks"]["ner"]["grid"]), 3)
     (inputs,) = rule_inputs(files, tmp_path, "select_finetune", config=extra)[:1]
     assert inputs == ["results/demo/finetune/en-fr/default/runs.json"]
