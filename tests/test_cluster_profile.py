@@ -122,13 +122,13 @@ def test_pretraining_job_settings_are_no_params_and_set_the_retries(config, tmp_
 
 def test_the_multilingual_mlm_takes_its_own_pretraining_keys_over_the_studys(tmp_path):
     """muller.model.pretrain overrides `pretrain` key by key for Muller's model only (the demo's:
-    42 streams a step where the bilingual and monolingual models take 21)."""
+    its own steps and learning rate, the study's batch and warmup)."""
     from tests.dag import rules_settings
     from xling.config import load
 
     config = load(REPO / "config/demo.yaml")
     own = config["muller"]["model"]["pretrain"]
-    assert own["batch_size"] != config["pretrain"]["batch_size"]
+    assert own["total_steps"] != config["pretrain"]["total_steps"]
     jobs = rules_settings(
         [REPO / "config/demo.yaml"], tmp_path, ["pretrain_multilingual", "pretrain_model"]
     )
@@ -136,7 +136,7 @@ def test_the_multilingual_mlm_takes_its_own_pretraining_keys_over_the_studys(tmp
     params = multilingual["pretrain"]
     assert own.items() <= params.items()
     inherited = {key: params[key] for key in config["pretrain"] if key in params and key not in own}
-    assert "seq_len" in inherited
+    assert {"seq_len", "batch_size"} <= inherited.keys()
     assert inherited.items() <= config["pretrain"].items()
     assert {params["pretrain"]["batch_size"] for params, _ in jobs["pretrain_model"]} == {
         config["pretrain"]["batch_size"]
