@@ -31,8 +31,9 @@ def test_known_cells():
     assert paper.TABLE1["parsing"][("en", "X")]["1-2"] == -15.77
     assert paper.TABLE1["ner"][("ar", "X")]["11-12"] == 0.67
     assert paper.TABLE2["parsing"][0].values["ref"] == 90.40
-    assert paper.TABLE2["parsing"][1].values["0-1"] == -0.91  # En - En Lit.
-    assert paper.TABLE2["parsing"][4].values["0-1"] == -5.82  # En - Fr Tran.
+    # the text's "two first layers": -0.91 (En - En Lit.), -5.82 (En - Fr Tran.), printed as Δ0-1
+    assert paper.TABLE2["parsing"][1].values["1-2"] == -0.91
+    assert paper.TABLE2["parsing"][4].values["1-2"] == -5.82
     assert paper.TABLE4["pos"] == {"finetuned": 0.74, "pretrained": 0.82}
     assert paper.TABLE5["parsing"][("fr", "test")]["1-2"] == 55.31
     assert paper.TABLE5["ner"][("ar", "test")]["9-12"] == 41.23
@@ -105,7 +106,7 @@ def _scores() -> pd.DataFrame:
     rows += _seeds("parsing", "ref", "en", (0.91, 0.89), split="dev")
     rows += [_score("parsing", "3-4", 1, "en", 0.86)]  # one seed, English only
     sets = (("en", "en"), ("en_cc", "en"), ("fr", "fr"))  # (evaluation, lang) of `domain`
-    for group, values in (("ref", (0.9, 0.7, 0.5)), ("0-1", (0.88, 0.69, 0.4))):
+    for group, values in (("ref", (0.9, 0.7, 0.5)), ("1-2", (0.88, 0.69, 0.4))):
         for (evaluation, lang), value in zip(sets, values, strict=True):
             rows.append(_score("parsing", group, 1, evaluation, value, "test", "domain", lang))
     return pd.DataFrame(rows)
@@ -176,11 +177,11 @@ def test_table2_matches_paper_rows_by_name_or_alias_and_adds_ours():
     table = muller_tables.build_table2(_scores())
     english = _row(table, "En - En", "Parsing: domain analyses")
     assert english.ours["Ref"] == pytest.approx(90.0) and english.paper["Ref"] == 90.40
-    assert english.ours["Δ0-1"] == pytest.approx(-2.0)
+    assert english.ours["Δ1-2"] == pytest.approx(-2.0)
     extra = _row(table, "En - en_cc", "Parsing: domain analyses")
-    assert extra.ours["Δ0-1"] == pytest.approx(-1.0) and extra.paper == {}
+    assert extra.ours["Δ1-2"] == pytest.approx(-1.0) and extra.paper == {}
     french = _row(table, "En - Fr Wiki", "Parsing: cross-language")  # our `fr` by alias
-    assert french.ours["Δ0-1"] == pytest.approx(-10.0) and french.paper["Δ0-1"] == -7.86
+    assert french.ours["Δ1-2"] == pytest.approx(-10.0) and french.paper["Δ1-2"] == -7.86
     assert _row(table, "En - Fr Tran.", "Parsing: cross-language").ours["Ref"] is None
     assert any("fr_wiki <- our set fr" in note for note in table.notes)
     plain = muller_tables.build_table2(_scores(), aliases={})
@@ -246,7 +247,7 @@ def test_table4_is_spearman_of_gap_and_layer_averaged_similarity():
 def test_csv_reading_keeps_group_names_as_text(tmp_path):
     _scores().to_csv(tmp_path / "scores.csv", index=False)
     scores = muller_tables.read_scores(tmp_path / "scores.csv")
-    assert {"ref", "1-2", "3-4", "0-1"} <= set(scores["group"])
+    assert {"ref", "1-2", "3-4"} <= set(scores["group"])
     frame = pd.DataFrame([_score("parsing", 1, 1, "en", 0.5)])  # a single layer written as 1
     assert muller_tables.prepare_scores(frame)["group"].iloc[0] == "1"
     _, similarity = _correlation_inputs()

@@ -445,7 +445,8 @@ def build_table2(
     description = [
         "Fine-tuned on the source's in-domain training set, evaluated on test sets of other "
         "domains of the same language and of another language (experiment `domain`). The paper "
-        "heads the groups Δ0-1 .. Δ10-11, kept here (0 = embeddings: 0-1 = embeddings + layer 1).",
+        "heads the groups Δ0-1 .. Δ10-11 and calls Δ0-1 the two first layers: Table 1's layer "
+        "pairs, whose names Δ1-2 .. Δ11-12 are used here.",
         _MEAN_SPREAD,
         _seeds_line(scores, "domain"),
     ]
