@@ -91,6 +91,19 @@ def test_mean_pooling_excludes_sentence_boundaries_and_padding():
     np.testing.assert_allclose(layers[-1][1], alone[-1][0], rtol=1e-4, atol=1e-5)
 
 
+def test_mean_pooling_keeps_the_input_order_across_length_sorted_batches():
+    torch.manual_seed(1)
+    config = EncoderConfig(vocab_size=50, languages=["en"], dim=16, layers=2, heads=2, ffn_dim=32)
+    model = MLMEncoder(config).eval()
+    # Lengths out of order, so that batches of two sorted by length mix the file's order.
+    sentences = [[5, 6, 7, 8, 9], [10], [11, 12, 13], [14, 15], [16, 17, 18, 19], [20]]
+    layers = mean_pooled_layers(model, sentences, "en", eos_id=3, pad_id=0, batch_size=2)
+    for row, sentence in enumerate(sentences):
+        alone = mean_pooled_layers(model, [sentence], "en", eos_id=3, pad_id=0)
+        for pooled, single in zip(layers, alone, strict=True):
+            np.testing.assert_allclose(pooled[row], single[0], rtol=1e-4, atol=1e-5)
+
+
 def test_resampled_cka_is_the_cka_of_the_drawn_rows():
     rng = np.random.default_rng(11)
     x = rng.normal(size=(60, 5)) + 40.0  # a large offset: the weighted centring must remove it

@@ -82,17 +82,22 @@ def mean_pooled_layers(
     start_id: int | None = None,
     batch_size: int = 64,
 ) -> list[np.ndarray]:
-    """For every layer L0..Ln, an (n_sentences x dim) float64 array of mean-pooled states.
+    """For every layer L0..Ln, an (n_sentences x dim) float64 array of mean-pooled states, rows
+    in the order of ``sentences``.
 
     Each sentence is given as subword ids without special tokens; it is encoded by
-    :func:`encode_framed` and pooled over ``ids`` only (no start, end or padding token).
+    :func:`encode_framed` and pooled over ``ids`` only (no start, end or padding token). Batches
+    hold sentences of similar length, so that little of them is padding: 1.7 times as fast as
+    batches in file order on the demo's parallel sentences (`bench/pooled_batches.py`); a
+    sentence's states do not depend on its batch beyond float32 rounding (pads are masked).
     """
     if any(len(s) == 0 for s in sentences):
         raise ValueError("a sentence has no subword tokens; drop empty sentences before pooling")
     model.eval()
+    order = sorted(range(len(sentences)), key=lambda index: len(sentences[index]))
     per_layer: list[list[np.ndarray]] | None = None
-    for start in range(0, len(sentences), batch_size):
-        chunk = sentences[start : start + batch_size]
+    for start in range(0, len(order), batch_size):
+        chunk = [sentences[index] for index in order[start : start + batch_size]]
         hidden, content = encode_framed(
             model, chunk, lang, eos_id=eos_id, pad_id=pad_id, start_id=start_id
         )
@@ -103,4 +108,6 @@ def mean_pooled_layers(
         for layer, values in zip(per_layer, pooled, strict=True):
             layer.append(values.cpu().numpy())
     assert per_layer is not None, "no sentences"
-    return [np.concatenate(layer) for layer in per_layer]
+    rows = np.empty(len(order), dtype=np.int64)
+    rows[order] = np.arange(len(order))  # sorted position of each sentence
+    return [np.concatenate(layer)[rows] for layer in per_layer]

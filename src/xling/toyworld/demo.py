@@ -190,7 +190,7 @@ DEMO_SPEC: dict = {
     "languages": ["en", "enp", "fr", "de", "ru", "zh"],
     "sizes": {
         "corpus": {"wiki": 10000, "cc": 10000},
-        "parallel": 1000,
+        "parallel": 2000,
         "tatoeba": 500,
         "ner": {"train": 1500, "dev": 300, "test": 300},
         "ud": {"train": 1500, "dev": 300, "test": 300},
