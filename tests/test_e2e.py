@@ -90,6 +90,14 @@ def test_muller_tables_figures_and_scores(demo_run):
     groups = scores.groupby("experiment")["group"].agg(lambda g: set(g.astype(str)))
     assert groups.to_dict() == {"transfer": {"ref", "1-2", "all"}, "domain": {"ref", "1-2"}}
     assert set(scores["task"]) == {"parsing", "pos", "ner"}
+    # Table 2 trains on the transfer set: its runs are the transfer runs, not trained again
+    assert not (demo_run / "muller/finetune/domain").exists()
+    same = scores[(scores["evaluation"] == "en") & (scores["split"] == "test")]
+    by_experiment = same.set_index(["experiment", "task", "source", "group"])["score"]
+    domain = by_experiment["domain"]
+    assert domain.equals(by_experiment["transfer"].loc[domain.index])
+    assert "en_cc" not in set(scores[scores["experiment"] == "transfer"]["evaluation"])
+    assert (scores[scores["experiment"] == "domain"]["evaluation"] == "en_cc").any()
     assert scores["score"].between(0, 1).all()
     similarity = pd.read_csv(demo_run / "muller/similarity.csv")
     assert set(similarity["model"]) == {"pretrained", "finetuned"}

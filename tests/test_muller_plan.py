@@ -1,5 +1,6 @@
 """Muller et al.'s runs as the config asks for them, and config errors naming the key."""
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,41 @@ def test_runs_cover_groups_seeds_and_grid_and_jobs_follow_runs_per_job(demo, pap
     setup = paper_study.setup("transfer", "parsing", "ar")
     assert len(paper_study.jobs(setup)) == len(setup.groups) * 5 * 6  # seeds x grid points
     assert paper_study.jobs(setup)[0] == "ref/s1/" + next(iter(paper_study.grids["parsing"]))
+
+
+def test_a_domain_setup_reads_the_transfer_runs_it_would_train_again(demo):
+    study = plan(demo)
+    transfer = study.setup("transfer", "ner", "en")
+    domain = study.setup("domain", "ner", "en")
+    assert domain.runs_of == transfer.key and study.jobs(domain) == []
+    assert {r.path for r in study.runs(domain)} <= {r.path for r in study.runs(transfer)}
+    # the transfer runs also score the other domain, but report only their own sets
+    assert [e.name for e in transfer.shared_evaluations] == ["en_cc"]
+    assert [e.name for e in transfer.evaluations] == demo["muller"]["languages"]
+    assert not study.setup("transfer", "ner", "ru").shared_evaluations
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"train": "toy_cc"},  # another training set: other runs
+        {"evaluations": {"en": {"lang": "en", "dataset": "toy_cc"}}},  # one name, two sets
+    ],
+)
+def test_a_domain_setup_that_differs_trains_its_own_runs(demo, change):
+    config = copy.deepcopy(demo)
+    config["muller"]["domain"]["tasks"]["ner"].update(change)
+    study = plan(config)
+    assert study.setup("domain", "ner", "en").runs_of == ""
+    assert study.jobs(study.setup("domain", "ner", "en")) == ["all"]
+    assert not study.setup("transfer", "ner", "en").shared_evaluations
+    assert study.setup("domain", "pos", "en").runs_of  # the other tasks still share
+
+
+def test_a_domain_group_the_transfer_does_not_run_keeps_its_own_runs(demo):
+    config = copy.deepcopy(demo)
+    config["muller"]["groups"]["table2"] = ["0-1"]
+    assert all(not setup.runs_of for setup in plan(config).setups)
 
 
 def test_similarity_is_measured_by_the_reference_and_figure2_runs_of_its_sources(demo):

@@ -875,13 +875,13 @@ def muller_task_file(task, dataset, lang, split):
 
 
 def get_muller_setup_files(wildcards):
-    """The setup's source train and dev files and the test file of each evaluation set."""
+    """The setup's source train and dev files and the test file of each set its runs score."""
     setup = muller_setup(wildcards)
     files = {
         split: muller_task_file(setup.task, setup.train, setup.source, split)
         for split in ("train", "dev")
     }
-    for evaluation in setup.evaluations:
+    for evaluation in setup.scored_evaluations:
         files[f"test_{evaluation.name}"] = muller_task_file(
             setup.task, evaluation.dataset, evaluation.lang, "test"
         )
@@ -889,9 +889,9 @@ def get_muller_setup_files(wildcards):
 
 
 def get_muller_setup(wildcards):
-    """The setup as plain data for the scripts: task, source, evaluation sets."""
+    """The setup as plain data for the scripts: task, source, the sets its runs score."""
     setup = muller_setup(wildcards)
-    evaluations = {e.name: e.lang for e in setup.evaluations}
+    evaluations = {e.name: e.lang for e in setup.scored_evaluations}
     return {"task": setup.task, "source": setup.source, "evaluations": evaluations}
 
 
@@ -918,7 +918,7 @@ def muller_job_file(setup, job):
     return f"{R}/muller/finetune/{setup.key}/{job}.json"
 
 
-# The collector and the resampler read every job's runs (3,420 jobs in the paper plan): their input
+# The collector and the resampler read every job's runs (3,210 jobs in the paper plan): their input
 # and params are these functions, called when their job is planned, not at parse time (every
 # cluster job re-parses this file).
 def muller_job_files(wildcards=None):
@@ -936,8 +936,11 @@ def get_muller_job_inputs(wildcards):
 @functools.cache
 def muller_runs_by_path():
     """Every run by its path, built on first use (not at parse time: every cluster job re-parses
-    this file); a paper plan looks up the runs of 3,420 jobs."""
-    return {run.path: run for setup in MULLER.setups for run in MULLER.runs(setup)}
+    this file); a paper plan looks up the runs of 3,210 jobs. Only the runs a setup trains: one
+    that reads another's runs (xling.muller.plan.share_runs) has the same paths and no jobs."""
+    return {
+        run.path: run for setup in MULLER.setups if not setup.runs_of for run in MULLER.runs(setup)
+    }
 
 
 def muller_job_runs(setup, job):
@@ -981,7 +984,8 @@ def muller_runs_table(wildcards=None):
 
 
 def muller_evaluations(wildcards=None):
-    """setup key -> evaluation name -> language, for the collector."""
+    """setup key -> evaluation name -> language, for the collector: each setup's own sets (a
+    transfer setup's runs may score more, for a domain setup that reads them)."""
     return {key: {e.name: e.lang for e in s.evaluations} for key, s in MULLER_SETUPS.items()}
 
 

@@ -8,6 +8,10 @@ Two fine-tuning experiments:
 * ``domain`` (Table 2): fine-tune on English in-domain data, score same-language sets of other
   domains and cross-language sets, with the Table 2 groups.
 
+Where the two would train the same runs (the demo: ``domain`` trains on the transfer set of its
+source, and Table 2's groups are Table 1's), ``domain`` reads the transfer runs, which also score
+its other-domain sets (:func:`share_runs`), instead of training them again.
+
 A run is one (experiment, task, source, RANDOM-INIT group, seed, grid point); every group runs the
 same grid as the reference model (Muller, footnote 1). A job runs one run (``runs_per_job: 1``,
 clusters) or every run of an (experiment, task, source) in one process (``all``: torch starts and
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from xling.config import ConfigError
@@ -52,10 +56,18 @@ class Setup:
     train: str  # dataset of the source language's train and dev splits
     evaluations: tuple[Evaluation, ...]
     groups: tuple[str, ...]  # REFERENCE first
+    # Sets the runs also score for a setup that reads them (share_runs), not reported as this one's
+    shared_evaluations: tuple[Evaluation, ...] = ()
+    runs_of: str = ""  # key of the setup whose runs this one reads; "" = its own runs
 
     @property
     def key(self) -> str:
         return f"{self.experiment}/{self.task}/{self.source}"
+
+    @property
+    def scored_evaluations(self) -> tuple[Evaluation, ...]:
+        """Every set the setup's runs score: its own, then those of the setups reading them."""
+        return self.evaluations + self.shared_evaluations
 
 
 @dataclass(frozen=True)
@@ -67,8 +79,9 @@ class Run:
 
     @property
     def path(self) -> str:
-        """Where the run's outputs live, under ``muller/finetune/``."""
-        return f"{self.setup.key}/{self.group}/s{self.seed}/{self.hp}"
+        """Where the run's outputs live, under ``muller/finetune/`` (a shared run's: under the
+        setup that trains it)."""
+        return f"{self.setup.runs_of or self.setup.key}/{self.group}/s{self.seed}/{self.hp}"
 
 
 @dataclass(frozen=True)
@@ -92,7 +105,10 @@ class Study:
         ]
 
     def jobs(self, setup: Setup) -> list[str]:
-        """Job ids of a setup: ``all``, or one per run (its path below the setup)."""
+        """Job ids of a setup: ``all``, or one per run (its path below the setup); none for a
+        setup that reads another's runs."""
+        if setup.runs_of:
+            return []
         if self.runs_per_job == "all":
             return ["all"]
         return [run.path.removeprefix(setup.key + "/") for run in self.runs(setup)]
@@ -187,7 +203,7 @@ def plan(config: Mapping[str, Any]) -> Study | None:
     }
     similarity = section["similarity"]
     return Study(
-        setups=tuple(setups),
+        setups=share_runs(setups),
         seeds=tuple(section["seeds"]),
         grids=grids,
         runs_per_job=section["runs_per_job"],
@@ -195,6 +211,39 @@ def plan(config: Mapping[str, Any]) -> Study | None:
         similarity_sources=tuple(similarity["sources"]),
         similarity_groups=_unique([REFERENCE, similarity["random_init_group"]]),
     )
+
+
+def share_runs(setups: list[Setup]) -> tuple[Setup, ...]:
+    """The setups, each ``domain`` setup that would train exactly some ``transfer`` setup's runs
+    reading those instead: same task, source and training set (so the same settings, seeds and
+    grid, which are per task), its groups among the transfer's, and each of its evaluation sets
+    either one of the transfer's or a name the transfer does not use. The transfer setup then
+    also scores the other sets (``shared_evaluations``); its own tables do not see them."""
+    shared = list(setups)
+    for index, setup in enumerate(shared):
+        if setup.experiment != "domain":
+            continue
+        for other_index, other in enumerate(shared):
+            if not _can_read_runs(setup, other):
+                continue
+            extra = tuple(e for e in setup.evaluations if e not in other.scored_evaluations)
+            shared[other_index] = replace(
+                other, shared_evaluations=other.shared_evaluations + extra
+            )
+            shared[index] = replace(setup, runs_of=other.key)
+            break
+    return tuple(shared)
+
+
+def _can_read_runs(reader: Setup, trainer: Setup) -> bool:
+    if trainer.experiment != "transfer" or trainer.runs_of:
+        return False
+    if (reader.task, reader.source, reader.train) != (trainer.task, trainer.source, trainer.train):
+        return False
+    if not set(reader.groups) <= set(trainer.groups):
+        return False
+    by_name = {e.name: e for e in trainer.scored_evaluations}
+    return all(by_name.get(e.name, e) == e for e in reader.evaluations)
 
 
 def model_layers(config: Mapping[str, Any]) -> int:
