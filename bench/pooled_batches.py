@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from xling.analysis.representations import encode_framed, mean_pooled_layers
+from xling.analysis.representations import mean_pooled_layers
 from xling.contracts import layout
 from xling.model import EncoderConfig, MLMEncoder
 from xling.toyworld import generate
@@ -32,18 +32,14 @@ EOS, PAD = 1, 2
 
 
 def file_order_pooling(model, sentences, lang, batch_size):
-    """The plain way: batches of consecutive sentences, as they come."""
-    per_layer = None
-    for start in range(0, len(sentences), batch_size):
-        hidden, content = encode_framed(
-            model, sentences[start : start + batch_size], lang, eos_id=EOS, pad_id=PAD
-        )
-        weights = content.to(torch.float64).unsqueeze(-1)
-        pooled = [((h.to(torch.float64) * weights).sum(1) / weights.sum(1)).numpy() for h in hidden]
-        per_layer = [[] for _ in pooled] if per_layer is None else per_layer
-        for layer, values in zip(per_layer, pooled, strict=True):
-            layer.append(values)
-    return [np.concatenate(layer) for layer in per_layer]
+    """The plain way: batches of consecutive sentences, as they come (each batch pooled by the
+    workflow's own function, whose sorting inside one batch leaves its padding as it is)."""
+    batches = [
+        mean_pooled_layers(model, sentences[start : start + batch_size], lang, eos_id=EOS,
+                           pad_id=PAD, batch_size=batch_size)
+        for start in range(0, len(sentences), batch_size)
+    ]  # fmt: skip
+    return [np.concatenate(layer) for layer in zip(*batches, strict=True)]
 
 
 def demo_sentence_lengths(count: int, lang: str) -> list[int]:

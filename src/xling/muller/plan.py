@@ -221,17 +221,16 @@ def share_runs(setups: list[Setup]) -> tuple[Setup, ...]:
     also scores the other sets (``shared_evaluations``); its own tables do not see them."""
     shared = list(setups)
     for index, setup in enumerate(shared):
-        if setup.experiment != "domain":
+        found = (i for i, other in enumerate(shared) if _can_read_runs(setup, other))
+        trainer_index = next(found, None) if setup.experiment == "domain" else None
+        if trainer_index is None:
             continue
-        for other_index, other in enumerate(shared):
-            if not _can_read_runs(setup, other):
-                continue
-            extra = tuple(e for e in setup.evaluations if e not in other.scored_evaluations)
-            shared[other_index] = replace(
-                other, shared_evaluations=other.shared_evaluations + extra
-            )
-            shared[index] = replace(setup, runs_of=other.key)
-            break
+        trainer = shared[trainer_index]
+        extra = tuple(e for e in setup.evaluations if e not in trainer.scored_evaluations)
+        shared[trainer_index] = replace(
+            trainer, shared_evaluations=trainer.shared_evaluations + extra
+        )
+        shared[index] = replace(setup, runs_of=trainer.key)
     return tuple(shared)
 
 
