@@ -11,7 +11,7 @@ import torch
 from tests.finetune_world import build_world, make_model, task_data
 from xling.finetune import FinetuneSettings, run_finetune
 from xling.finetune.bundle import run_model_job
-from xling.finetune.done import DONE
+from xling.finetune.done import DONE, done_digest
 
 torch.set_num_threads(1)
 NER = {"epochs": 1, "max_length": 48}
@@ -60,8 +60,9 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     results = run_model_job(model, runs, job)
     assert [m["task"] for m in results] == ["ner", "ner", "parsing"]
     assert [m["hp_id"] for m in results] == ["bs8_lr0.01", "bs8_lr0.003", "bs8_lr0.003"]
-    listed = json.loads(job.read_text())["metrics"]
-    assert listed == [f"{run['out_dir']}/metrics.json" for run in runs]
+    listed = json.loads(job.read_text())
+    assert listed["metrics"] == [f"{run['out_dir']}/metrics.json" for run in runs]
+    assert listed["done"] == [done_digest(run["out_dir"]) for run in runs]
     for run, metrics in zip(runs, results, strict=True):
         assert json.loads((Path(run["out_dir"]) / "metrics.json").read_text()) == metrics
         assert metrics["pair"] == "en-fr" and set(metrics["test"]) == {"en", "fr"}
@@ -102,5 +103,11 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     monkeypatch.setattr("xling.finetune.run_finetune", counting)
     trained.clear()
     runs[2] = {**runs[2], "settings": {**PARSING, "label_dim": 16}}
+    before = json.loads(job.read_text())
     run_model_job(model, runs, job)
     assert trained == ["parsing"]
+    # The job file changes with it, though it lists the same paths: Snakemake reruns a consumer
+    # of a newer file only if its content changed.
+    after = json.loads(job.read_text())
+    assert after["metrics"] == before["metrics"]
+    assert after["done"][:2] == before["done"][:2] and after["done"][2] != before["done"][2]

@@ -12,6 +12,7 @@ import torch
 from tests.finetune_world import LANGS, World
 from tests.hf_world import build_tiny_bert, write_world_files
 from xling.finetune import FinetuneSettings
+from xling.finetune.done import done_digest
 from xling.finetune.tasks import make_task
 from xling.model import load_encoder_tokenizer
 from xling.muller import runner
@@ -66,7 +67,9 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     results = runner.run_job(str(model), *args, **parallel, resamples=resamples)
     assert [m["random_init"] for m in results] == [None, "1-2"]
     assert all(0 <= m["test"]["en_other"] <= 1 for m in results)
-    assert json.loads(job.read_text())["runs"] == [r["dir"] for r in runs]
+    listed = json.loads(job.read_text())
+    assert listed["runs"] == [r["dir"] for r in runs]
+    assert listed["done"] == [done_digest(r["dir"]) for r in runs]
     assert (tmp_path / "ref" / "similarity.csv").exists()
     assert not (tmp_path / "1-2" / "similarity.csv").exists()
     # ... and its CKA on 5 resamples of the parallel sentences, every comparison of each
@@ -84,6 +87,11 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     monkeypatch.setattr("xling.finetune.run_finetune", _recording(trained, results[0]))
     runner.run_job(str(model), *args, **parallel, resamples={"count": 6, "seed": 3})
     assert trained == [str(tmp_path / "ref")]
+    # the job file lists the same directories, and says which run changed (Snakemake reruns a
+    # consumer of a newer file only if its content changed)
+    rerun = json.loads(job.read_text())
+    assert rerun["runs"] == listed["runs"]
+    assert rerun["done"][0] != listed["done"][0] and rerun["done"][1] == listed["done"][1]
 
     table = [
         {"experiment": "transfer", "task": "pos", "source": "en", "hp_id": "bs8_lr0.001", **r}

@@ -17,7 +17,7 @@ from typing import Any
 
 from xling.atomic import write_json
 from xling.fileio import file_stamp
-from xling.finetune.done import finished, mark_done
+from xling.finetune.done import done_digest, finished, mark_done
 from xling.finetune.settings import FinetuneSettings
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,8 @@ def run_model_job(
     *,
     threads: int = 1,
 ) -> list[dict]:
-    """Run ``runs`` in order on ``model_dir``; write ``job_file`` (the runs' metrics files) last.
+    """Run ``runs`` in order on ``model_dir``; write ``job_file`` (the runs' metrics files and
+    the digests of their ``done.json``, :func:`xling.finetune.done.done_digest`) last.
 
     A run is a mapping: ``task``, ``hp`` (the grid point), ``settings`` (the task's config
     section), ``seed``, ``source``, ``train`` (a path), ``dev`` and ``test`` (language -> path),
@@ -90,5 +91,11 @@ def run_model_job(
         else:
             log.info("%s: done before, kept", out_dir)
         results.append(metrics)
-    write_json(job_file, {"metrics": [str(Path(run["out_dir"]) / "metrics.json") for run in runs]})
+    write_json(
+        job_file,
+        {
+            "metrics": [str(Path(run["out_dir"]) / "metrics.json") for run in runs],
+            "done": [done_digest(run["out_dir"]) for run in runs],
+        },
+    )
     return results

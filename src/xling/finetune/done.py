@@ -6,6 +6,7 @@ fingerprint changed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -26,3 +27,14 @@ def finished(run_dir: str | Path, fingerprint: dict) -> dict | None:
 def mark_done(run_dir: str | Path, fingerprint: dict, metrics: dict) -> None:
     """Write ``run_dir/done.json``; call it after every other output of the run."""
     write_json(Path(run_dir) / DONE, {"fingerprint": fingerprint, "metrics": metrics})
+
+
+def done_digest(run_dir: str | Path) -> str:
+    """sha256 of ``run_dir/done.json``, for the job file that lists a job's runs.
+
+    Why a job file carries it: Snakemake (9.18 on) reruns a consumer of a file whose mtime is
+    newer only if its content changed, and a list of run paths stays the same when the runs are
+    redone (new pretrained model, new settings). Without the digests, a workflow killed between a
+    fine-tuning job and its consumer would, on resuming, keep the consumer's stale output.
+    """
+    return hashlib.sha256((Path(run_dir) / DONE).read_bytes()).hexdigest()

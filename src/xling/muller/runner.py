@@ -18,7 +18,7 @@ from typing import Any
 
 from xling.atomic import write_json
 from xling.fileio import file_stamp
-from xling.finetune.done import finished, mark_done
+from xling.finetune.done import done_digest, finished, mark_done
 from xling.finetune.settings import FinetuneSettings
 from xling.muller import REFERENCE
 from xling.muller.collect import SIMILARITY, SIMILARITY_RESAMPLES
@@ -65,7 +65,8 @@ def run_job(
     resamples: Mapping[str, int] | None = None,
     threads: int = 1,
 ) -> list[dict]:
-    """Run ``runs`` (dicts: group, seed, hp, dir, similarity) in order; write ``job_file`` last.
+    """Run ``runs`` (dicts: group, seed, hp, dir, similarity) in order; write ``job_file`` (the
+    run directories and the digests of their ``done.json``) last.
 
     The encoding cache, the tokenizer and the parallel sentences are loaded once for all runs.
     ``resamples`` (``{"count": n, "seed": s}``, config ``report.resamples`` and ``seed``): the
@@ -117,7 +118,13 @@ def run_job(
             mark_done(run_dir, fingerprint, metrics)
             log.info("%s done in %.1f s", run_dir, time.perf_counter() - started)
         results.append(metrics)
-    write_json(job_file, {"runs": [str(run["dir"]) for run in runs]})
+    write_json(
+        job_file,
+        {
+            "runs": [str(run["dir"]) for run in runs],
+            "done": [done_digest(run["dir"]) for run in runs],
+        },
+    )
     return results
 
 
