@@ -6,10 +6,10 @@ fingerprint changed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from xling.acquire.download import digests
 from xling.atomic import write_json
 
 DONE = "done.json"
@@ -37,4 +37,4 @@ def done_digest(run_dir: str | Path) -> str:
     redone (new pretrained model, new settings). Without the digests, a workflow killed between a
     fine-tuning job and its consumer would, on resuming, keep the consumer's stale output.
     """
-    return hashlib.sha256((Path(run_dir) / DONE).read_bytes()).hexdigest()
+    return digests(Path(run_dir) / DONE)["sha256"]

@@ -221,8 +221,10 @@ def share_runs(setups: list[Setup]) -> tuple[Setup, ...]:
     also scores the other sets (``shared_evaluations``); its own tables do not see them."""
     shared = list(setups)
     for index, setup in enumerate(shared):
+        if setup.experiment != "domain":
+            continue
         found = (i for i, other in enumerate(shared) if _can_read_runs(setup, other))
-        trainer_index = next(found, None) if setup.experiment == "domain" else None
+        trainer_index = next(found, None)
         if trainer_index is None:
             continue
         trainer = shared[trainer_index]
