@@ -31,9 +31,9 @@ turning on a fraction of a point.
 Inputs (each optional, by name; :data:`INPUTS` gives their paths under ``results/<study>/``):
 Table 1's csv (``xling.report.table1``), the csvs behind Wu's Figures 4 to 8 and the CKA-retrieval
 correlation table (``xling.report.wu_figures``), and Muller et al.'s ``muller/scores.csv`` and
-``muller/similarity.csv``, each with its resamples. The predicates and claims of each paper live in
-:mod:`xling.report.claims.wu` and :mod:`xling.report.claims.muller`; the machinery in
-:mod:`xling.report.claims.core`.
+``muller/similarity.csv``, each with its resamples. The claims of each paper live in
+:mod:`xling.report.claims.wu` (its predicates in ``wu_table1`` for section 4 and ``wu_section5``)
+and :mod:`xling.report.claims.muller`; the machinery in :mod:`xling.report.claims.core`.
 """
 
 from __future__ import annotations
