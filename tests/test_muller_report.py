@@ -11,7 +11,7 @@ from scipy.stats import spearmanr
 
 from xling.analysis.spearman import spearman
 from xling.papers import muller2021 as paper
-from xling.report import muller_figures, muller_tables
+from xling.report import muller_figures, muller_scores, muller_tables
 from xling.report.compare import NOT_COMPUTED, compact_cell, to_markdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -246,16 +246,16 @@ def test_table4_is_spearman_of_gap_and_layer_averaged_similarity():
 
 def test_csv_reading_keeps_group_names_as_text(tmp_path):
     _scores().to_csv(tmp_path / "scores.csv", index=False)
-    scores = muller_tables.read_scores(tmp_path / "scores.csv")
+    scores = muller_scores.read_scores(tmp_path / "scores.csv")
     assert {"ref", "1-2", "3-4"} <= set(scores["group"])
     frame = pd.DataFrame([_score("parsing", 1, 1, "en", 0.5)])  # a single layer written as 1
-    assert muller_tables.prepare_scores(frame)["group"].iloc[0] == "1"
+    assert muller_scores.prepare_scores(frame)["group"].iloc[0] == "1"
     _, similarity = _correlation_inputs()
     similarity.to_csv(tmp_path / "similarity.csv", index=False)
-    back = muller_tables.read_similarity(tmp_path / "similarity.csv")
+    back = muller_scores.read_similarity(tmp_path / "similarity.csv")
     assert back["task"].iloc[0] == "" and back["cka_debiased"].isna().all()
     with pytest.raises(ValueError, match=r"missing column.*score"):
-        muller_tables.prepare_scores(frame.drop(columns=["score"]))
+        muller_scores.prepare_scores(frame.drop(columns=["score"]))
 
 
 def _outputs(tmp_path, kinds, names):

@@ -13,7 +13,7 @@ import _bootstrap
 
 def main(smk):
     from xling.report.muller_figures import DEFAULT_GROUP, write_figures
-    from xling.report.muller_tables import read_scores, read_similarity
+    from xling.report.muller_scores import read_scores, read_similarity
 
     params = smk.params
     write_figures(

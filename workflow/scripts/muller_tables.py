@@ -12,7 +12,8 @@ import _bootstrap
 
 
 def main(smk):
-    from xling.report.muller_tables import read_scores, read_similarity, write_tables
+    from xling.report.muller_scores import read_scores, read_similarity
+    from xling.report.muller_tables import write_tables
 
     params = smk.params
     write_tables(

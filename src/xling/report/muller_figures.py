@@ -25,7 +25,7 @@ import pandas as pd
 from xling.analysis.spearman import gap_similarity_correlation
 from xling.atomic import atomic_open
 from xling.papers import muller2021 as paper
-from xling.report.muller_tables import language_order, prepare_scores, prepare_similarity
+from xling.report.muller_scores import language_order, prepare_scores, prepare_similarity
 
 REF = paper.REF
 DPI = 150  # of the png; the pdf is vector

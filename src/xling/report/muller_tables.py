@@ -20,151 +20,30 @@ paper's rows, columns after the paper's columns). Nothing here raises on a missi
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from xling.analysis.spearman import gap_similarity_correlation
-from xling.errors import InputFileError
 from xling.papers import muller2021 as paper
 from xling.report.compare import SUSPECT_MARK, ComparedRow, ComparedTable, write_compared
+from xling.report.muller_scores import (
+    Cell,
+    Runs,
+    language_order,
+    optional_float,
+    prepare_scores,
+    prepare_similarity,
+)
 
-SCORE_COLUMNS = (
-    "experiment", "task", "source", "group", "seed", "evaluation", "lang", "split", "score",
-    "hp_id",
-)  # fmt: skip
-SIMILARITY_COLUMNS = ("model", "task", "group", "seed", "source", "target", "layer", "cka")
-_SCORE_TEXT = ("experiment", "task", "source", "group", "evaluation", "lang", "split", "hp_id")
-_SIMILARITY_TEXT = ("model", "task", "group", "source", "target")
 REF = paper.REF
 MEAN = paper.MEAN
 TABLE_NAMES = ("table1", "table2", "table4", "table5", "table6", "table7", "table8")
 # Our evaluation set put beside a paper row of Table 2 whose config name differs: the demo's plain
 # French test set `fr` beside the paper's plain French row (Fr Wiki / Fr. / Fr).
 DEFAULT_TABLE2_ALIASES = {"fr": "fr_wiki"}
-
-
-# --- inputs ------------------------------------------------------------------------------------
-
-
-def _checked(frame: pd.DataFrame, required: Sequence[str], text: Sequence[str], where: str):
-    missing = [column for column in required if column not in frame.columns]
-    if missing:
-        raise InputFileError(
-            where,
-            f"missing column(s) {', '.join(missing)}",
-            fix=f"write the columns {', '.join(required)} (docs/muller.md)",
-        )
-    frame = frame.copy()
-    for column in text:
-        if column in frame.columns:
-            frame[column] = frame[column].fillna("").astype(str)
-    frame["seed"] = pd.to_numeric(frame["seed"]).astype(int)
-    return frame
-
-
-def prepare_scores(frame: pd.DataFrame, where: str = "scores.csv") -> pd.DataFrame:
-    """Check the columns of ``scores.csv`` and give every text column (``group`` too) str type."""
-    frame = _checked(frame, SCORE_COLUMNS[:-1], _SCORE_TEXT, where)
-    frame["score"] = pd.to_numeric(frame["score"]).astype(float)
-    return frame
-
-
-def prepare_similarity(frame: pd.DataFrame, where: str = "similarity.csv") -> pd.DataFrame:
-    """Check the columns of ``similarity.csv``; ``cka_debiased`` may be missing or empty."""
-    frame = _checked(frame, SIMILARITY_COLUMNS, _SIMILARITY_TEXT, where)
-    frame["layer"] = pd.to_numeric(frame["layer"]).astype(int)
-    frame["cka"] = pd.to_numeric(frame["cka"]).astype("float64")
-    if "cka_debiased" not in frame.columns:
-        frame["cka_debiased"] = np.nan
-    frame["cka_debiased"] = pd.to_numeric(frame["cka_debiased"], errors="coerce")
-    return frame
-
-
-def read_scores(path: str | Path) -> pd.DataFrame:
-    text = {column: str for column in _SCORE_TEXT}
-    return prepare_scores(pd.read_csv(path, dtype=text, keep_default_na=False), str(path))
-
-
-def read_similarity(path: str | Path) -> pd.DataFrame:
-    text = {column: str for column in _SIMILARITY_TEXT}
-    frame = pd.read_csv(path, dtype=text, keep_default_na=False, na_values={"cka_debiased": [""]})
-    return prepare_similarity(frame, str(path))
-
-
-# --- cells -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Cell:
-    value: float | None = None
-    spread: float | None = None
-
-
-def _float(value) -> float | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return float(value)
-
-
-class _Runs:
-    """Scores (x100) of one experiment, task and source: per (group, split) an array of seeds x
-    evaluation sets (duplicate rows of a seed averaged; NaN where a seed lacks a set)."""
-
-    def __init__(self, scores: pd.DataFrame, experiment: str, task: str, source: str):
-        rows = scores[
-            (scores["experiment"] == experiment)
-            & (scores["task"] == task)
-            & (scores["source"] == source)
-        ]
-        self.langs = dict(zip(rows["evaluation"], rows["lang"], strict=True))
-        self.arrays: dict[tuple[str, str], tuple[dict[str, int], np.ndarray]] = {}
-        if rows.empty:
-            return
-        keys = ["group", "split", "seed", "evaluation"]
-        wide = rows.groupby(keys, sort=False)["score"].mean().unstack("evaluation") * 100
-        for (group, split), part in wide.groupby(level=[0, 1], sort=False):
-            part = part.dropna(axis=1, how="all")
-            columns = {evaluation: i for i, evaluation in enumerate(part.columns)}
-            self.arrays[(group, split)] = (columns, part.to_numpy(dtype=float))
-
-    def groups(self) -> list[str]:
-        return list(dict.fromkeys(group for group, _ in self.arrays))
-
-    def evaluations(self, group: str = REF, split: str = "test") -> list[str]:
-        return list(self.arrays.get((group, split), ({}, None))[0])
-
-    def _seeds(self, group: str, evaluations: Iterable[str], split: str) -> np.ndarray:
-        """Seeds x the given evaluations this group has (in the given order)."""
-        columns, values = self.arrays.get((group, split), ({}, np.empty((0, 0))))
-        chosen = [columns[e] for e in dict.fromkeys(evaluations) if e in columns]
-        return values[:, chosen]
-
-    def has(self, group: str, evaluation: str, split: str = "test") -> bool:
-        return evaluation in self.arrays.get((group, split), ({}, None))[0]
-
-    def absolute(self, group: str, evaluations: Iterable[str], split: str = "test") -> Cell:
-        """Mean over evaluations of the seed-means; spread over seeds of the per-seed means."""
-        values = self._seeds(group, evaluations, split)
-        if values.size == 0:
-            return Cell()
-        value = float(np.mean(np.nanmean(values, axis=0)))
-        complete = values[~np.isnan(values).any(axis=1)].mean(axis=1)
-        spread = float(np.std(complete, ddof=1)) if len(complete) >= 2 else None
-        return Cell(value, spread)
-
-    def delta(self, group: str, evaluations: Iterable[str], split: str = "test") -> Cell:
-        """RANDOM-INIT minus Ref over the evaluations both computed."""
-        common = [e for e in evaluations if self.has(group, e, split) and self.has(REF, e, split)]
-        if not common:
-            return Cell()
-        init, base = self.absolute(group, common, split), self.absolute(REF, common, split)
-        return Cell(init.value - base.value, init.spread)
 
 
 # --- labels and orders -------------------------------------------------------------------------
@@ -196,13 +75,6 @@ def _plain_label(group: str) -> str:
     return {"ref": "Ref", "all": "All"}.get(group, group)
 
 
-def language_order(codes: Iterable[str]) -> list[str]:
-    """Paper languages in the paper's order (Appendix A.1.2), then the others alphabetically."""
-    codes = set(codes)
-    known = [code for code in paper.LANGUAGES if code in codes]
-    return known + sorted(codes - set(known))
-
-
 def _name(code: str) -> str:
     return paper.LANGUAGES.get(code, code)
 
@@ -225,7 +97,7 @@ def _sources(scores, experiment: str, paper_sources, sources: Sequence[str] | No
     return list(paper_sources) + [s for s in language_order(ours) if s not in paper_sources]
 
 
-def _targets(runs: _Runs, source: str, languages: Sequence[str] | None) -> list[str]:
+def _targets(runs: Runs, source: str, languages: Sequence[str] | None) -> list[str]:
     targets = [t for t in runs.evaluations(REF) if t != source]
     if languages is not None:
         targets = [t for t in targets if t in languages]
@@ -266,7 +138,7 @@ def _pair_columns(scores: pd.DataFrame, experiment: str, fixed: Sequence[str]) -
     return [*fixed, *sorted(ours - set(fixed), key=_group_key)]
 
 
-def _delta_cells(runs: _Runs, groups: Sequence[str], evaluations: Sequence[str]) -> dict:
+def _delta_cells(runs: Runs, groups: Sequence[str], evaluations: Sequence[str]) -> dict:
     cells = {_delta_label(REF): runs.absolute(REF, evaluations)}
     for group in groups:
         cells[_delta_label(group)] = runs.delta(group, evaluations)
@@ -295,7 +167,7 @@ def build_table1(
     for task in _tasks(scores, "transfer"):
         heading = _task_heading(task)
         every = _sources(scores, "transfer", paper.SOURCES, sources)
-        runs = {s: _Runs(scores, "transfer", task, s) for s in every}
+        runs = {s: Runs(scores, "transfer", task, s) for s in every}
         for source in every:
             cells = _delta_cells(runs[source], groups, [source])
             paper_row = paper.TABLE1.get(task, {}).get((source, source))
@@ -345,7 +217,7 @@ def build_appendix_table(
     groups = _pair_columns(scores, "transfer", paper.PAIR_GROUPS)
     rows, notes = [], []
     for source in _sources(scores, "transfer", paper.SOURCES, sources):
-        runs = _Runs(scores, "transfer", task, source)
+        runs = Runs(scores, "transfer", task, source)
         caption = f"Source: {_name(source)}"
         ours_targets = _targets(runs, source, languages)
         paper_targets = [t for (s, t) in paper_rows if s == source and t not in (source, MEAN)]
@@ -409,7 +281,7 @@ def build_table2(
     for task in _tasks(scores, "domain"):
         heading = paper.TASK_NAMES.get(task, task)
         for source in _sources(scores, "domain", (paper.TABLE2_SOURCE,), None):
-            runs = _Runs(scores, "domain", task, source)
+            runs = Runs(scores, "domain", task, source)
             ours = [e for e in runs.evaluations(REF) if e]
             ours += [e for g in runs.groups() for e in runs.evaluations(g) if e not in ours]
             paper_rows = paper.TABLE2.get(task, ()) if source == paper.TABLE2_SOURCE else ()
@@ -497,8 +369,8 @@ def build_table4(
             ("pretrained", "Pretrained", "p pretrained"),
         ):
             if kind in result.index:
-                ours[column] = Cell(_float(result.loc[kind, "rho"]))
-                ours[p_column] = Cell(_float(result.loc[kind, "p_value"]))
+                ours[column] = Cell(optional_float(result.loc[kind, "rho"]))
+                ours[p_column] = Cell(optional_float(result.loc[kind, "p_value"]))
                 counts.append(f"{task} {kind}: n = {int(result.loc[kind, 'n'])}")
         paper_row = paper.TABLE4.get(task, {}) if source == "en" else {}
         paper_cells = {
@@ -551,7 +423,7 @@ def build_table5(
     with_paper = source == paper.TABLE5_SOURCE
     rows = []
     for task in _tasks(scores, "transfer"):
-        runs = _Runs(scores, "transfer", task, source)
+        runs = Runs(scores, "transfer", task, source)
         heading = _task_heading(task)
         paper_rows = paper.TABLE5.get(task, {}) if with_paper else {}
         paper_targets = [lang for (lang, split) in paper.TABLE5_ROWS if lang != source]
