@@ -33,6 +33,9 @@ config.update(xconfig.validate(config, Path(workflow.basedir) / "config" / "sche
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/common_training.smk"
+include: "workflow/rules/common_analysis.smk"
+include: "workflow/rules/common_muller.smk"
 include: "workflow/rules/acquire.smk"
 include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/vocab.smk"
