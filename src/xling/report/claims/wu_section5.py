@@ -13,10 +13,6 @@ from xling.report.claims.core import Claim, Estimate, Evidence, NotComputed, Run
 from xling.report.claims.wu_table1 import distance_rank
 
 
-def _layers(frame: pd.DataFrame) -> list[int]:
-    return sorted(int(layer) for layer in pd.to_numeric(frame["layer"]).dropna().unique())
-
-
 def _mapped(frame: pd.DataFrame, mapped: bool) -> pd.DataFrame:
     flags = frame["mapped"].astype(str).str.lower().isin(["true", "1"])
     return frame[flags == mapped]
