@@ -76,11 +76,14 @@ def read_similarity(path: str | Path) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Cell:
+    """One number of ours in a table, with its spread over seeds; None where not computed."""
+
     value: float | None = None
     spread: float | None = None
 
 
 def optional_float(value) -> float | None:
+    """A float, or None for a missing or NaN value (a cell this run did not compute)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return float(value)
