@@ -2,9 +2,7 @@
 report's tables and figures are made of (:mod:`xling.report.muller_tables`,
 :mod:`xling.report.muller_figures`).
 
-Scores are x100 like the paper. A cell's value is a mean over seeds, its spread the standard
-deviation over seeds (``ddof=1``; none with one seed); a Δ is RANDOM-INIT minus Ref, each the mean
-over its seeds (seeds are not paired), with the RANDOM-INIT runs' spread.
+How a cell is computed (means over seeds, spreads, Δ): :mod:`xling.report.muller_tables`.
 """
 
 from __future__ import annotations
@@ -25,8 +23,10 @@ REF = paper.REF
 # hp_id and cka_debiased may be absent: tables written before those columns existed still read.
 _REQUIRED_SCORE = tuple(column for column in SCORE_COLUMNS if column != "hp_id")
 _REQUIRED_SIMILARITY = tuple(column for column in SIMILARITY_COLUMNS if column != "cka_debiased")
-_SCORE_TEXT = ("experiment", "task", "source", "group", "evaluation", "lang", "split", "hp_id")
-_SIMILARITY_TEXT = ("model", "task", "group", "source", "target")
+# Every other column is text (a group such as `1` or `1-2` is a name, not a number).
+_SCORE_TEXT = tuple(column for column in SCORE_COLUMNS if column not in ("seed", "score"))
+_SIMILARITY_NUMBERS = ("seed", "layer", "cka", "cka_debiased")
+_SIMILARITY_TEXT = tuple(c for c in SIMILARITY_COLUMNS if c not in _SIMILARITY_NUMBERS)
 
 
 def _checked(frame: pd.DataFrame, required: Sequence[str], text: Sequence[str], where: str):
