@@ -150,15 +150,18 @@ def figure4(gain=0.2, fasttext=0.3, slope=0.02) -> pd.DataFrame:
                     "p_at_1": 0.35 + extra,
                 }
             )
-            rows.append(
-                {
-                    "pair": pair,
-                    "method": "fasttext",
-                    "layer": None,
-                    "mapped": mapped,
-                    "p_at_1": fasttext + extra,
-                }
-            )
+            # 4a's baseline is fastText on the embeddings' words; fastText on all its words
+            # (above the embeddings here) is 4b's, which the claim must not read
+            for method, score in (("fasttext_subset", fasttext), ("fasttext", 0.9)):
+                rows.append(
+                    {
+                        "pair": pair,
+                        "method": method,
+                        "layer": None,
+                        "mapped": mapped,
+                        "p_at_1": score + extra,
+                    }
+                )
             rows += [
                 {
                     "pair": pair,

@@ -44,3 +44,14 @@ def test_a_missing_dictionary_or_tatoeba_file_says_where_to_get_it(tmp_path):
     with pytest.raises(InputFileError, match="missing: one side of a Tatoeba") as error:
         read_tatoeba(tmp_path / "en-fr.fr.txt")
     assert "data.tatoeba" in str(error.value)
+
+
+def test_same_words_keeps_the_vectors_of_the_given_words_in_their_own_order():
+    from xling.analysis.words import same_words
+
+    matrix = np.arange(8, dtype=np.float32).reshape(4, 2)
+    words, rows = same_words((["the", "cat", "sat", "mat"], matrix), ["mat", "cat", "dog"])
+    assert words == ["cat", "mat"]  # fastText's order; "dog" has no vector and is left out
+    assert np.array_equal(rows, matrix[[1, 3]])
+    empty_words, empty = same_words((["the"], matrix[:1]), [])
+    assert empty_words == [] and empty.shape == (0, 2)

@@ -77,7 +77,8 @@ def test_transfer_figures_keep_their_own_lines(tmp_path):
 def test_figures_4_and_6_draw_from_their_tables(tmp_path):
     words = pd.DataFrame(
         [{"method": "embeddings", "layer": None, "p_at_1": 0.3},
-         {"method": "fasttext", "layer": None, "p_at_1": 0.25}]
+         {"method": "fasttext_subset", "layer": None, "p_at_1": 0.25},
+         {"method": "fasttext", "layer": None, "p_at_1": 0.4}]
         + [{"method": "contextual", "layer": n, "p_at_1": 0.02 * n} for n in LAYERS]
     )  # fmt: skip
     data = wu_figures.figure4({"en-fr": words, "en-ru": words}, tmp_path / "f4.png")

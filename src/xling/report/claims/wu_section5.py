@@ -65,12 +65,13 @@ def check_bert_vs_fasttext(claim: Claim, run: Run, evidence: Evidence) -> None:
     words = _mapped(run.get("wu_figure4"), True)
     for pair, rows in words.groupby("pair", sort=False):
         by_method = rows.groupby("method")["p_at_1"].max()
-        if {"embeddings", "fasttext"} <= set(by_method.index):
+        # "the same subset of fastText": fastText on the embedding matrix's words
+        if {"embeddings", "fasttext_subset"} <= set(by_method.index):
             evidence.record(f"{pair}: embeddings P@1", by_method["embeddings"])
-            evidence.record(f"{pair}: fastText P@1", by_method["fasttext"])
+            evidence.record(f"{pair}: fastText P@1, same words", by_method["fasttext_subset"])
             evidence.require(
-                f"{pair}: embeddings - fastText P@1",
-                Estimate(by_method["embeddings"] - by_method["fasttext"]),
+                f"{pair}: embeddings - fastText P@1, same words",
+                Estimate(by_method["embeddings"] - by_method["fasttext_subset"]),
                 record=False,
             )
 
