@@ -143,6 +143,21 @@ def test_the_multilingual_mlm_takes_its_own_pretraining_keys_over_the_studys(tmp
     }
 
 
+def test_the_multilingual_mlm_has_nothing_language_specific_as_mbert(tmp_path):
+    """Muller et al. study mBERT, which has no language embeddings and no separate parts: the
+    demo's own multilingual MLM leaves them out whatever config `model` says for Wu's models."""
+    from tests.dag import rules_settings
+    from xling.config import load
+
+    assert load(REPO / "config/demo.yaml")["model"]["language_embeddings"] is True
+    jobs = rules_settings([REPO / "config/demo.yaml"], tmp_path, ["pretrain_multilingual"])
+    [(multilingual, _)] = jobs["pretrain_multilingual"]
+    model = multilingual["model"]
+    assert model["language_embeddings"] is False
+    assert (model["sep_embeddings"], model["sep_layers"]) == (False, 0)
+    assert model["layers"] == 12
+
+
 @pytest.mark.parametrize(
     ("config", "threads"), [("config/config.yaml", 2), ("config/demo.yaml", 1)]
 )

@@ -34,9 +34,16 @@ def get_muller_model(wildcards, input):
 
 def muller_multilingual_settings():
     """The multilingual MLM of the demo: config `model` with muller.model.architecture on top;
-    nothing language-specific, as in mBERT."""
+    nothing language-specific, as in mBERT: no separate parts, and no language embeddings unless
+    the architecture asks for them."""
     architecture = config["muller"]["model"].get("architecture", {})
-    return {**config["model"], **architecture, "sep_embeddings": False, "sep_layers": 0}
+    return {
+        **config["model"],
+        "language_embeddings": False,
+        **architecture,
+        "sep_embeddings": False,
+        "sep_layers": 0,
+    }
 
 
 def get_multilingual_pretrain_params(wildcards):
