@@ -340,17 +340,18 @@ MULLER_CLAIMS: tuple[Claim, ...] = (
         "layers of the model but only moderate drops in the same-language performance.",
         "for every task, source and RANDOM-INIT group within the bottom third of the layers, the "
         "cross-language test drop (mean over targets) exceeds the same-language drop by more than "
-        "1 point (the paper, parsing 1-2 from English: 15.77 vs 0.96)",
-        ("muller_scores",), check_muller_lower_layers, tolerance=1.0,
+        "0.5 points (the paper, parsing 1-2 from English: 15.77 vs 0.96; its smallest margin, POS "
+        "layer 2 from English over Table 5's six targets: 1.21 vs 0.29)",
+        ("muller_scores",), check_muller_lower_layers, tolerance=0.5,
     ),
     Claim(
         "muller-4.1-upper-layers", MULLER, "§4.1", "Upper-layer RANDOM-INIT is harmless",
         "Furthermore, we show that applying RANDOM-INIT to the upper layers does not harm "
         "same-language and cross-language performances.",
         "for every task, source and RANDOM-INIT group above 3L/4, the same- and the "
-        "cross-language test drops are at most 1.5 points (the paper's largest, Ar-X POS 11-12: "
-        "1.29)",
-        ("muller_scores",), check_muller_upper_layers, tolerance=1.5,
+        "cross-language test drops are at most 2 points (the paper's largest, NER 10-12 from "
+        "English over Table 5's six targets: 1.51; Ar-X POS 11-12: 1.29)",
+        ("muller_scores",), check_muller_upper_layers, tolerance=2.0,
     ),
     Claim(
         "muller-4.1-domain", MULLER, "§4.1", "Not a domain effect",
