@@ -8,8 +8,10 @@ import pytest
 import torch
 
 from xling.model import load_pretrained
+from xling.papers.wu2020 import SHARING, TABLE1_ROWS
 from xling.pretrain import PretrainSettings, plot_curve, pretrain
 from xling.pretrain.__main__ import main
+from xling.pretrain.inputs import read_inputs, samples_random_words_within_language
 from xling.pretrain.progress import CURVE_COLUMNS
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
 
@@ -184,3 +186,26 @@ def test_command_line(corpus, tmp_path):
         ]
     )
     assert summary["steps"] == 6 and (tmp_path / "model" / "model.safetensors").exists()
+
+
+def test_the_section_4_3_models_draw_random_words_within_one_language(corpus, tmp_path):
+    """Wu et al. 4.3: every model with a separate part (embeddings or bottom layers) samples its
+    random replacement words within the batch's language; the others from the whole vocabulary.
+    Only separate embeddings restrict the softmax."""
+    for row in TABLE1_ROWS.values():
+        assert samples_random_words_within_language(row.settings()) == (row.group == SHARING)
+    data_dir, ids = corpus
+    for specific in (True, False):
+        inputs = read_inputs(
+            data_dir, ["en", "fr"], seq_len=32, alpha=0.7, language_specific=specific,
+            language_token_ids=ids, log=lambda message: None,
+        )  # fmt: skip
+        expected = ids["fr"] if specific else np.arange(5, inputs.vocab_size)
+        assert np.array_equal(inputs.replacement_ids("fr"), expected)
+    sep_layers = tiny_settings(total_steps=4, eval_interval=2)
+    sep_layers.architecture["sep_layers"] = 1
+    log = tmp_path / "log"
+    outputs = [tmp_path / "m", tmp_path / "w", tmp_path / "c.csv", tmp_path / "s.json"]
+    pretrain(data_dir, ["en", "fr"], *outputs, sep_layers, language_token_ids=ids, log_file=log)
+    assert "random replacements (and a language-specific softmax) use (given)" in log.read_text()
+    assert bool(load_pretrained(tmp_path / "m").vocab_mask("fr").all())

@@ -28,7 +28,7 @@ class PretrainInputs:
     valid: dict[str, np.ndarray]
     sentences: dict[str, int]
     probabilities: dict[str, float]
-    # Per language: the ordinary ids it can produce (None when embeddings are shared).
+    # Per language: the ordinary ids it can produce (None when every part of the model is shared).
     language_ids: dict[str, np.ndarray] | None
     _all_ids: np.ndarray | None = None
 
@@ -45,6 +45,17 @@ class PretrainInputs:
         sizes = {f"{lang}.train": int(ids.size) for lang, ids in self.train.items()}
         sizes.update({f"{lang}.valid": int(ids.size) for lang, ids in self.valid.items()})
         return sizes
+
+
+def samples_random_words_within_language(architecture: Mapping) -> bool:
+    """Whether a model draws its random replacement words from the batch's language only.
+
+    Wu et al. section 4.3, of the models that separate embeddings and/or bottom layers: "we only
+    sample random words within one language during the MLM pretraining", so a language-specific
+    part never sees the other language's tokens. Models that share everything draw from the whole
+    vocabulary (section 3.1: "the random words could be foreign words").
+    """
+    return bool(architecture.get("sep_embeddings")) or int(architecture.get("sep_layers", 0)) > 0
 
 
 # Tokens that end a sentence, as the segmenters write them (Moses splits them off; CJK full stops).
@@ -79,10 +90,14 @@ def read_vocab_size(tokenizer_dir: Path) -> int:
 
 
 def read_language_token_ids(tokenizer_dir: Path, languages: Sequence[str]):
-    """Per-language token ids from the vocab stage's tokenizer, or None if it is not available."""
+    """Per-language token ids from the vocab stage's tokenizer, or None if it is not available
+    (xling.vocab not installed, or a directory made without it: no tokenizer manifest)."""
     try:
         from xling.vocab import SubwordTokenizer
+        from xling.vocab.tokenizer import MANIFEST_FILE
     except ImportError:
+        return None
+    if not (Path(tokenizer_dir) / MANIFEST_FILE).exists():
         return None
     tokenizer = SubwordTokenizer.load(tokenizer_dir)
     if not hasattr(tokenizer, "language_token_ids"):
@@ -96,12 +111,14 @@ def read_inputs(
     *,
     seq_len: int,
     alpha: float,
-    separate_embeddings: bool,
+    language_specific: bool,
     language_token_ids: Mapping[str, Sequence[int]] | None = None,
     tokenizer_dir: str | Path | None = None,
     log: Callable[[str], None] = print,
 ) -> PretrainInputs:
-    """Streams, sentence counts, sampling probabilities and (for separate embeddings) language ids.
+    """Streams, sentence counts, sampling probabilities and, for a model with a language-specific
+    part (``language_specific``), each language's ids: its softmax (separate embeddings) and its
+    random replacement words (any separate part) keep to them.
 
     The ids a language may produce come from ``language_token_ids`` if given, else from the
     tokenizer (``xling.vocab``), else from the ids its training stream contains (logged).
@@ -126,7 +143,7 @@ def read_inputs(
                 "ends every sentence with </s>, so this file is not one of its outputs"
             )
     language_ids = None
-    if separate_embeddings:
+    if language_specific:
         source = "given"
         if language_token_ids is None:
             language_token_ids = read_language_token_ids(tokenizer_dir, languages)
@@ -135,7 +152,7 @@ def read_inputs(
             language_token_ids = {
                 lang: observed_ids(ids, vocab_size) for lang, ids in train.items()
             }
-            source = "the ids each training stream contains (xling.vocab not available)"
+            source = "the ids each training stream contains (no xling.vocab tokenizer)"
         missing = [lang for lang in languages if lang not in language_token_ids]
         if missing:
             raise ValueError(f"language token ids ({source}) lack the languages {missing}")
@@ -144,7 +161,7 @@ def read_inputs(
             for lang in languages
         }
         sizes = ", ".join(f"{lang} {ids.size}" for lang, ids in language_ids.items())
-        log(f"language-specific softmax and random replacements use ({source}): {sizes} ids")
+        log(f"random replacements (and a language-specific softmax) use ({source}): {sizes} ids")
     return PretrainInputs(
         vocab_size=vocab_size,
         tokenizer_dir=tokenizer_dir,

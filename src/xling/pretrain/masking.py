@@ -5,8 +5,9 @@ Choices where the paper is silent, following XLM (``trainer.py:mask_out``) unles
 * selection is an independent Bernoulli draw per position; ``<pad>`` is never selected, ``</s>``
   may be (XLM predicts it too); a batch with no selected position gets one, so the loss is defined;
 * random replacements are drawn uniformly from ``replacement_ids``: every ordinary (non-special) id
-  of the vocabulary for shared embeddings ("the random words could be foreign words"), only the
-  language's own ids for separate embeddings (section 4.3). XLM also draws special ids; we do not;
+  of the vocabulary for a model that shares everything ("the random words could be foreign words"),
+  only the language's own ids for one with separate embeddings or layers (section 4.3: "we only
+  sample random words within one language"). XLM also draws special ids; we do not;
 * XLM never predicts the first position of a stream window (an artefact of its layout); we do.
 
 The output lists the selected positions as flat indices, computed here on the host, so the model
