@@ -207,5 +207,5 @@ def test_the_section_4_3_models_draw_random_words_within_one_language(corpus, tm
     log = tmp_path / "log"
     outputs = [tmp_path / "m", tmp_path / "w", tmp_path / "c.csv", tmp_path / "s.json"]
     pretrain(data_dir, ["en", "fr"], *outputs, sep_layers, language_token_ids=ids, log_file=log)
-    assert "random replacements (and a language-specific softmax) use (given)" in log.read_text()
+    assert "each language's own ids, for its random replacements (given)" in log.read_text()
     assert bool(load_pretrained(tmp_path / "m").vocab_mask("fr").all())

@@ -161,7 +161,7 @@ def read_inputs(
             for lang in languages
         }
         sizes = ", ".join(f"{lang} {ids.size}" for lang, ids in language_ids.items())
-        log(f"random replacements (and a language-specific softmax) use ({source}): {sizes} ids")
+        log(f"each language's own ids, for its random replacements ({source}): {sizes} ids")
     return PretrainInputs(
         vocab_size=vocab_size,
         tokenizer_dir=tokenizer_dir,
