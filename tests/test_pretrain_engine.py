@@ -8,10 +8,11 @@ import pytest
 import torch
 
 from xling.model import load_pretrained
+from xling.model.config import has_language_specific_parts
 from xling.papers.wu2020 import SHARING, TABLE1_ROWS
 from xling.pretrain import PretrainSettings, plot_curve, pretrain
 from xling.pretrain.__main__ import main
-from xling.pretrain.inputs import read_inputs, samples_random_words_within_language
+from xling.pretrain.inputs import read_inputs
 from xling.pretrain.progress import CURVE_COLUMNS
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
 
@@ -193,7 +194,7 @@ def test_the_section_4_3_models_draw_random_words_within_one_language(corpus, tm
     random replacement words within the batch's language; the others from the whole vocabulary.
     Only separate embeddings restrict the softmax."""
     for row in TABLE1_ROWS.values():
-        assert samples_random_words_within_language(row.settings()) == (row.group == SHARING)
+        assert has_language_specific_parts(row.settings()) == (row.group == SHARING)
     data_dir, ids = corpus
     for specific in (True, False):
         inputs = read_inputs(

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+
+
+def has_language_specific_parts(architecture: Mapping) -> bool:
+    """Whether an architecture (an ``EncoderConfig``'s fields, or the ``model`` settings a job
+    builds one from) separates embeddings or bottom layers by language (section 4.3)."""
+    return bool(architecture.get("sep_embeddings")) or int(architecture.get("sep_layers", 0)) > 0
 
 
 @dataclass
@@ -62,7 +69,7 @@ class EncoderConfig:
     @property
     def fully_shared(self) -> bool:
         """True when no parameter is language-specific apart from language embeddings."""
-        return not self.sep_embeddings and self.sep_layers == 0
+        return not has_language_specific_parts(vars(self))
 
     def accepts_language(self, lang: str) -> bool:
         """Whether inputs of ``lang`` can go through this model: it must have that language's

@@ -23,12 +23,13 @@ import torch
 
 from xling.atomic import write_json
 from xling.model import MLMEncoder, load_pretrained, save_pretrained
+from xling.model.config import has_language_specific_parts
 from xling.pretrain import checkpoint as ckpt
 from xling.pretrain.data import NUM_SPECIAL, StreamSampler
 from xling.pretrain.distributed import Runtime, barrier, broadcast_from_main, init_runtime, shutdown
 from xling.pretrain.evaluation import dev_batches, unigram_baseline, unigram_counts
 from xling.pretrain.flops import peak_flops, training_flops_per_step
-from xling.pretrain.inputs import read_inputs, samples_random_words_within_language
+from xling.pretrain.inputs import read_inputs
 from xling.pretrain.loop import train_steps
 from xling.pretrain.objective import autocast_for, resolve_precision
 from xling.pretrain.optim import build_optimizer
@@ -152,7 +153,9 @@ class PretrainJob:
             self.languages,
             seq_len=s.seq_len,
             alpha=s.sampling_alpha,
-            language_specific=samples_random_words_within_language(s.architecture),
+            # Wu et al. 4.3, of the models with a separate part: "we only sample random words
+            # within one language"; the others draw them from the whole vocabulary (section 3.1).
+            language_specific=has_language_specific_parts(s.architecture),
             language_token_ids=language_token_ids,
             tokenizer_dir=tokenizer_dir,
             log=self.log,
@@ -202,8 +205,9 @@ class PretrainJob:
     # ------------------------------------------------------------------ setup
     def _build_model(self) -> MLMEncoder:
         torch.manual_seed(self.settings.seed)
-        model = MLMEncoder(self.settings.encoder_config(self.inputs.vocab_size, self.languages))
-        if self.settings.architecture.get("sep_embeddings"):
+        config = self.settings.encoder_config(self.inputs.vocab_size, self.languages)
+        model = MLMEncoder(config)
+        if config.sep_embeddings:
             specials = np.arange(NUM_SPECIAL)  # </s> and <unk> are targets in every language
             for lang, ids in self.inputs.language_ids.items():
                 model.set_language_vocabulary(lang, np.union1d(specials, ids))

@@ -47,17 +47,6 @@ class PretrainInputs:
         return sizes
 
 
-def samples_random_words_within_language(architecture: Mapping) -> bool:
-    """Whether a model draws its random replacement words from the batch's language only.
-
-    Wu et al. section 4.3, of the models that separate embeddings and/or bottom layers: "we only
-    sample random words within one language during the MLM pretraining", so a language-specific
-    part never sees the other language's tokens. Models that share everything draw from the whole
-    vocabulary (section 3.1: "the random words could be foreign words").
-    """
-    return bool(architecture.get("sep_embeddings")) or int(architecture.get("sep_layers", 0)) > 0
-
-
 # Tokens that end a sentence, as the segmenters write them (Moses splits them off; CJK full stops).
 SENTENCE_ENDS = frozenset({".", "?", "!", "...", "\u3002", "\uff1f", "\uff01"})
 
