@@ -170,7 +170,8 @@ def main() -> None:
         gpu_benchmark(rounds)
 
 
-def gpu_benchmark(rounds: int) -> None:
+def gpu_benchmark(rounds: int) -> dict[str, float | None]:
+    """Tokens/s of both models at the paper's size in bf16, their ratio and xling's MFU."""
     device = torch.device("cuda")
     name = torch.cuda.get_device_name(device)
     torch.backends.cuda.matmul.allow_tf32 = True
@@ -190,6 +191,11 @@ def gpu_benchmark(rounds: int) -> None:
     else:
         line += " (peak of this GPU unknown: add it to xling.pretrain.flops.PEAK_FLOPS)"
     print(line)
+    return {
+        **result,
+        "ratio": result["xling"] / result["bert"],
+        "mfu": achieved / peak if peak else None,
+    }
 
 
 if __name__ == "__main__":
