@@ -2,8 +2,11 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +21,35 @@ REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("e2e")
+RUN_TIMEOUT = 1500  # seconds from the start; the slice takes about four minutes on two cores
+
+
+@dataclass
+class DemoRun:
+    """The reduced demo running in its own process (see ``start_demo_run``)."""
+
+    workdir: Path
+    process: subprocess.Popen
+    output: Path  # Snakemake's output, beside results/
+    deadline: float
+
+    def results(self) -> Path:
+        """Wait for the run; its results folder."""
+        returncode = self.process.wait(timeout=max(1.0, self.deadline - time.monotonic()))
+        assert returncode == 0, self.output.read_text(encoding="utf-8")[-8000:]
+        return self.workdir / "results" / "demo"
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # Snakemake stops its jobs and exits
+            self.process.wait(timeout=120)
+
+
+def start_demo_run(workdir: Path) -> DemoRun:
+    """Start the reduced demo in ``workdir`` and return at once.
+
+    tests/conftest.py starts it when the session starts, wherever a collected test needs
+    ``demo_run``: it then runs on the core that the one-threaded unit tests leave idle."""
     snakemake = Path(sys.executable).with_name("snakemake")
     command = [
         str(snakemake), "--cores", "2", "--directory", str(workdir),
@@ -29,9 +58,15 @@ def demo_run(tmp_path_factory):
         "--", "all",
     ]  # fmt: skip
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    return workdir / "results" / "demo"
+    output = workdir / "snakemake.out"
+    with open(output, "w", encoding="utf-8") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    return DemoRun(workdir, process, output, time.monotonic() + RUN_TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def demo_run(reduced_demo_in_background):
+    return reduced_demo_in_background.results()
 
 
 def test_table1_fills_the_cells_this_slice_computes(demo_run):
