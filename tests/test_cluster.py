@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.background import BackgroundRun
 from tests.cluster import local_slurm
 from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
 from tests.cluster.profile import fitted_profile, gpu_rules, load_profile, write_profile
@@ -163,16 +164,11 @@ def local_process(cluster, profile_dir, tmp_path_factory):
         SNAKEMAKE, "--cores", "2", "--max-threads", str(max_threads), "--directory", str(workdir),
         "--snakefile", str(REPO / "Snakefile"), "--configfile", *CONFIGS, "--", *TARGETS,
     ]  # fmt: skip
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    output = workdir / "snakemake.out"  # beside results/, which the comparison reads
-    with open(output, "w") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-        try:
-            yield workdir, process, output
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)  # a failed cluster run: stop it cleanly
-                process.wait(timeout=120)
+    run = BackgroundRun.start(command, workdir, RUN_TIMEOUT)
+    try:
+        yield run
+    finally:
+        run.stop()  # a failed cluster run: stop the local one too
 
 
 @pytest.fixture(scope="module")
@@ -185,10 +181,8 @@ def cluster_run(cluster, profile_dir, local_process, tmp_path_factory) -> Run:
 
 @pytest.fixture(scope="module")
 def local_run(local_process) -> Path:
-    workdir, process, output = local_process
-    returncode = process.wait(timeout=RUN_TIMEOUT)
-    assert returncode == 0, output.read_text()[-8000:]
-    return workdir
+    local_process.wait()
+    return local_process.workdir
 
 
 def load_yaml(path: Path) -> dict:

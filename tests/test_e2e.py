@@ -2,17 +2,15 @@
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tests.background import BackgroundRun
 from xling.finetune.items import parse_items_string, read_test_items
 from xling.finetune.metrics import ratio
 
@@ -24,28 +22,7 @@ pytestmark = pytest.mark.e2e
 RUN_TIMEOUT = 1500  # seconds from the start; the slice takes about four minutes on two cores
 
 
-@dataclass
-class DemoRun:
-    """The reduced demo running in its own process (see ``start_demo_run``)."""
-
-    workdir: Path
-    process: subprocess.Popen
-    output: Path  # Snakemake's output, beside results/
-    deadline: float
-
-    def results(self) -> Path:
-        """Wait for the run; its results folder."""
-        returncode = self.process.wait(timeout=max(1.0, self.deadline - time.monotonic()))
-        assert returncode == 0, self.output.read_text(encoding="utf-8")[-8000:]
-        return self.workdir / "results" / "demo"
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # Snakemake stops its jobs and exits
-            self.process.wait(timeout=120)
-
-
-def start_demo_run(workdir: Path) -> DemoRun:
+def start_demo_run(workdir: Path) -> BackgroundRun:
     """Start the reduced demo in ``workdir`` and return at once.
 
     tests/conftest.py starts it when the session starts, wherever a collected test needs
@@ -57,16 +34,13 @@ def start_demo_run(workdir: Path) -> DemoRun:
         "--configfile", str(REPO / "config/demo.yaml"), str(REPO / "tests/config/e2e.yaml"),
         "--", "all",
     ]  # fmt: skip
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    output = workdir / "snakemake.out"
-    with open(output, "w", encoding="utf-8") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-    return DemoRun(workdir, process, output, time.monotonic() + RUN_TIMEOUT)
+    return BackgroundRun.start(command, workdir, RUN_TIMEOUT)
 
 
 @pytest.fixture(scope="module")
 def demo_run(reduced_demo_in_background):
-    return reduced_demo_in_background.results()
+    reduced_demo_in_background.wait()
+    return reduced_demo_in_background.workdir / "results" / "demo"
 
 
 def test_table1_fills_the_cells_this_slice_computes(demo_run):
