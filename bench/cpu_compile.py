@@ -62,20 +62,24 @@ def trainer(architecture: dict, mode: str):
     return step
 
 
+def random_batches(streams: int, seq_len: int, count: int, rng: np.random.Generator) -> list:
+    """``count`` masked batches of random tokens: (input ids, selected positions, targets)."""
+    batches = []
+    for _ in range(count):
+        tokens = rng.integers(5, VOCABULARY, (streams, seq_len))
+        masked = mask_tokens(tokens, rng, np.arange(5, VOCABULARY))
+        arrays = (masked.input_ids, masked.selected, masked.targets)
+        batches.append([torch.from_numpy(a) for a in arrays])
+    return batches
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 rounds instead of 5")
     args = parser.parse_args()
     torch.set_num_threads(1)
     architecture, streams, seq_len = demo_shape()
-    rng = np.random.default_rng(0)
-    batches = []
-    for _ in range(40):
-        tokens = rng.integers(5, VOCABULARY, (streams, seq_len))
-        masked = mask_tokens(tokens, rng, np.arange(5, VOCABULARY))
-        batches.append(
-            [torch.from_numpy(a) for a in (masked.input_ids, masked.selected, masked.targets)]
-        )
+    batches = random_batches(streams, seq_len, 40, np.random.default_rng(0))
     modes = ["eager", "layers compiled", "loss compiled"]
     steps, compile_seconds = {}, {}
     for mode in modes:

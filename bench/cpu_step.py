@@ -20,10 +20,8 @@ import time
 
 import numpy as np
 import torch
-from cpu_compile import VOCABULARY, demo_shape, trainer
+from cpu_compile import VOCABULARY, demo_shape, random_batches, trainer
 from torch.profiler import ProfilerActivity, profile
-
-from xling.pretrain.masking import mask_tokens
 
 MATRIX_PRODUCTS = ("aten::mm", "aten::addmm", "aten::bmm")
 
@@ -38,16 +36,6 @@ def gflops(m: int, k: int, n: int, seconds: float = 0.5) -> float:
     for _ in range(reps):
         a @ b
     return 2 * m * k * n * reps / (time.perf_counter() - start) / 1e9
-
-
-def batches(streams: int, seq_len: int, count: int, rng: np.random.Generator) -> list:
-    out = []
-    for _ in range(count):
-        tokens = rng.integers(5, VOCABULARY, (streams, seq_len))
-        masked = mask_tokens(tokens, rng, np.arange(5, VOCABULARY))
-        arrays = (masked.input_ids, masked.selected, masked.targets)
-        out.append([torch.from_numpy(a) for a in arrays])
-    return out
 
 
 def main() -> None:
@@ -70,7 +58,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     sizes = (5, 11, demo_streams, 2 * demo_streams)
     steps = {streams: trainer(architecture, "eager") for streams in sizes}
-    data = {streams: batches(streams, seq_len, 20, rng) for streams in sizes}
+    data = {streams: random_batches(streams, seq_len, 20, rng) for streams in sizes}
     for streams in sizes:
         for batch in data[streams][:3]:
             steps[streams](batch)
