@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from xling import yamlfile
-from xling.pretrain.engine import pretrain
+from xling.pretrain.engine import pretrain_in_folder
 from xling.pretrain.settings import PretrainSettings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,10 +58,7 @@ def run(vocab_dir: Path, demo: dict, name: str, change: dict, steps: int, work: 
     )
     out = work / name.split(":")[0].replace(" ", "_").replace(",", "")
     started = time.perf_counter()
-    pretrain(
-        vocab_dir, ["en"], out / "model", out / "work", out / "curve.csv", out / "summary.json",
-        settings,
-    )  # fmt: skip
+    pretrain_in_folder(out, vocab_dir, ["en"], settings)
     seconds = time.perf_counter() - started
     rows = [r for r in csv.DictReader((out / "curve.csv").open()) if r["dev_acc"]]
     print(

@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file
 
-from xling.pretrain import PretrainSettings, pretrain
+from xling.pretrain import PretrainSettings, pretrain_in_folder
 from xling.pretrain.flops import peak_flops, training_flops_per_step
 from xling.pretrain.inputs import read_vocab_size
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
@@ -114,13 +114,10 @@ def run(data_dir: Path, out: Path, settings: PretrainSettings, device: str, call
     """One pretraining job; its progress lines go to ``out/log.txt`` only."""
     out.mkdir(parents=True, exist_ok=True)
     with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
-        return pretrain(
+        return pretrain_in_folder(
+            out,
             data_dir,
             ["en", "fr"],
-            out / "model",
-            out / ".work",
-            out / "curve.csv",
-            out / "summary.json",
             settings,
             device=device,
             log_file=out / "log.txt",

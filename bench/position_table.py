@@ -32,7 +32,7 @@ from cka_length import encoded, parallel_lines
 from xling.analysis.cka import cka
 from xling.analysis.representations import mean_pooled_layers
 from xling.model.random_init import random_like
-from xling.pretrain.engine import pretrain
+from xling.pretrain.engine import pretrain_in_folder
 from xling.pretrain.settings import PretrainSettings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,10 +69,7 @@ def train(
             "threads": 1,
         }
     )
-    pretrain(
-        results / "vocab/mono" / lang, [lang], out / "model", out / "work", out / "curve.csv",
-        out / "summary.json", settings,
-    )  # fmt: skip
+    pretrain_in_folder(out, results / "vocab/mono" / lang, [lang], settings)
     rows = [row for row in csv.DictReader((out / "curve.csv").open()) if row["dev_acc"]]
     return float(rows[-1]["dev_acc"])
 

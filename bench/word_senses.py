@@ -35,7 +35,7 @@ from xling.analysis.fasttext_vectors import read_vec
 from xling.analysis.wordvectors import corpus_sentences
 from xling.config import PRETRAIN_JOB_KEYS
 from xling.model import load_pretrained
-from xling.pretrain.engine import pretrain
+from xling.pretrain.engine import pretrain_in_folder
 from xling.pretrain.settings import PretrainSettings
 from xling.toyworld import build, resolve_spec
 from xling.vocab import SubwordTokenizer
@@ -113,10 +113,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp)
             started = time.perf_counter()
-            summary = pretrain(
-                vocab_dir, ["en"], out / "model", out / "work", out / "curve.csv",
-                out / "summary.json", settings, tokenizer_dir=vocab_dir / "tokenizer",
-            )  # fmt: skip
+            summary = pretrain_in_folder(
+                out, vocab_dir, ["en"], settings, tokenizer_dir=vocab_dir / "tokenizer"
+            )
             model = load_pretrained(out / "model")
             tokenizer = SubwordTokenizer.load(out / "model/tokenizer")
             words, layers = contextual_word_vectors(

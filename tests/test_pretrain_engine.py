@@ -10,7 +10,7 @@ import torch
 from xling.model import load_pretrained
 from xling.model.config import has_language_specific_parts
 from xling.papers.wu2020 import SHARING, TABLE1_ROWS
-from xling.pretrain import PretrainSettings, plot_curve, pretrain
+from xling.pretrain import PretrainSettings, plot_curve, pretrain_in_folder
 from xling.pretrain.__main__ import main
 from xling.pretrain.inputs import read_inputs
 from xling.pretrain.progress import CURVE_COLUMNS
@@ -51,15 +51,7 @@ def corpus(tmp_path_factory):
 def trained(corpus, tmp_path_factory):
     data_dir, _ = corpus
     out = tmp_path_factory.mktemp("pretrain")
-    paths = {
-        "out_model_dir": out / "model",
-        "work_dir": out / ".work",
-        "curve_csv": out / "curve.csv",
-        "summary_json": out / "summary.json",
-    }
-    summary = pretrain(
-        data_dir, ["en", "fr"], settings=tiny_settings(), log_file=out / "log", **paths
-    )
+    summary = pretrain_in_folder(out, data_dir, ["en", "fr"], tiny_settings(), log_file=out / "log")
     return out, summary
 
 
@@ -108,29 +100,14 @@ def test_curve_plot(trained, tmp_path):
 def test_monolingual_and_separate_embedding_models(corpus, tmp_path):
     data_dir, ids = corpus
     settings = tiny_settings(total_steps=20, eval_interval=10)
-    mono = pretrain(
-        data_dir,
-        ["fr"],
-        tmp_path / "m",
-        tmp_path / "w",
-        tmp_path / "c.csv",
-        tmp_path / "s.json",
-        settings,
-    )
+    mono = pretrain_in_folder(tmp_path / "mono", data_dir, ["fr"], settings)
     assert mono["selection_language"] == "fr" and mono["parameters"]["language_specific"] == 0
     sep = tiny_settings(total_steps=20, eval_interval=10)
     sep.architecture["sep_embeddings"] = True
-    summary = pretrain(
-        data_dir,
-        ["en", "fr"],
-        tmp_path / "s",
-        tmp_path / "w2",
-        tmp_path / "c2.csv",
-        tmp_path / "s2.json",
-        sep,
-        language_token_ids=ids,
+    summary = pretrain_in_folder(
+        tmp_path / "sep", data_dir, ["en", "fr"], sep, language_token_ids=ids
     )
-    model = load_pretrained(tmp_path / "s")
+    model = load_pretrained(tmp_path / "sep" / "model")
     allowed = torch.nonzero(model.vocab_mask("fr")).squeeze(1).numpy()
     assert np.array_equal(allowed, np.union1d(np.arange(5), ids["fr"]))
     assert summary["parameters"]["language_specific"] > summary["parameters"]["shared"] / 10
@@ -138,30 +115,31 @@ def test_monolingual_and_separate_embedding_models(corpus, tmp_path):
 
 def test_resume_refuses_other_settings_and_extends_a_finished_run(corpus, tmp_path):
     data_dir, _ = corpus
-    args = [tmp_path / "m", tmp_path / "w", tmp_path / "c.csv", tmp_path / "s.json"]
-    pretrain(data_dir, ["en", "fr"], *args, tiny_settings(total_steps=10), keep_work_dir=True)
+    job = (tmp_path, data_dir, ["en", "fr"])
+    pretrain_in_folder(*job, tiny_settings(total_steps=10), keep_work_dir=True)
     with pytest.raises(RuntimeError, match=r"different pretraining job \(lr: 0\.005 -> 0\.001\)"):
-        pretrain(data_dir, ["en", "fr"], *args, tiny_settings(total_steps=10, lr=1e-3))
+        pretrain_in_folder(*job, tiny_settings(total_steps=10, lr=1e-3))
     log = tmp_path / "log"
-    longer = pretrain(data_dir, ["en", "fr"], *args, tiny_settings(total_steps=15), log_file=log)
+    longer = pretrain_in_folder(*job, tiny_settings(total_steps=15), log_file=log)
     assert "resumed from" in log.read_text() and "at step 10" in log.read_text()
     assert longer["steps"] == 15
 
 
 def test_bad_inputs_name_the_file_or_setting(corpus, tmp_path):
-    outputs = [tmp_path / "m", tmp_path / "w", tmp_path / "c", tmp_path / "s"]
+    job = tmp_path / "job"
     with pytest.raises(FileNotFoundError, match=r"tokenizer/vocab\.txt is missing"):
-        pretrain(tmp_path, ["en"], *outputs, tiny_settings())
+        pretrain_in_folder(job, tmp_path, ["en"], tiny_settings())
     data_dir, ids = corpus
     with pytest.raises(FileNotFoundError, match=r"de\.train\.npy is missing: run the vocab"):
-        pretrain(data_dir, ["en", "de"], *outputs, tiny_settings())
+        pretrain_in_folder(job, data_dir, ["en", "de"], tiny_settings())
     with pytest.raises(ValueError, match="selection_language 'en' is not one of"):
-        pretrain(data_dir, ["fr", "ru"], *outputs, tiny_settings())
+        pretrain_in_folder(job, data_dir, ["fr", "ru"], tiny_settings())
     separate = tiny_settings()
     separate.architecture["sep_embeddings"] = True
     with pytest.raises(ValueError, match=r"lack the languages \['fr'\]"):
-        pretrain(data_dir, ["en", "fr"], *outputs, separate, language_token_ids={"en": ids["en"]})
-    assert not (tmp_path / "m").exists()
+        only_en = {"en": ids["en"]}
+        pretrain_in_folder(job, data_dir, ["en", "fr"], separate, language_token_ids=only_en)
+    assert not (job / "model").exists()
 
 
 def test_command_line(corpus, tmp_path):
@@ -206,7 +184,7 @@ def test_the_section_4_3_models_draw_random_words_within_one_language(corpus, tm
     sep_layers = tiny_settings(total_steps=4, eval_interval=2)
     sep_layers.architecture["sep_layers"] = 1
     log = tmp_path / "log"
-    outputs = [tmp_path / "m", tmp_path / "w", tmp_path / "c.csv", tmp_path / "s.json"]
-    pretrain(data_dir, ["en", "fr"], *outputs, sep_layers, language_token_ids=ids, log_file=log)
+    job = (tmp_path / "job", data_dir, ["en", "fr"], sep_layers)
+    pretrain_in_folder(*job, language_token_ids=ids, log_file=log)
     assert "each language's own ids, for its random replacements (given)" in log.read_text()
-    assert bool(load_pretrained(tmp_path / "m").vocab_mask("fr").all())
+    assert bool(load_pretrained(tmp_path / "job" / "model").vocab_mask("fr").all())

@@ -14,7 +14,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from xling.pretrain import PretrainSettings, pretrain, read_curve
+from xling.pretrain import PretrainSettings, pretrain_in_folder, read_curve
 from xling.pretrain.checkpoint import checkpoint_files
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
 
@@ -26,7 +26,7 @@ CHILD = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from xling.pretrain import PretrainSettings, pretrain
+    from xling.pretrain import PretrainSettings, pretrain_in_folder
 
     data_dir, out, settings, delay = sys.argv[1], Path(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 
@@ -34,9 +34,8 @@ CHILD = textwrap.dedent(
         print(f"STEP {step}", flush=True)
         time.sleep(delay)
 
-    pretrain(data_dir, ["en", "fr"], out / "model", out / ".work", out / "curve.csv",
-             out / "summary.json", PretrainSettings.from_dict(json.loads(settings)),
-             step_callback=on_step)
+    settings = PretrainSettings.from_dict(json.loads(settings))
+    pretrain_in_folder(out, data_dir, ["en", "fr"], settings, step_callback=on_step)
     """
 )
 
@@ -72,15 +71,8 @@ def settings_json(threads: int = 1) -> str:
 
 def run_in_process(root, out, step_callback=None, threads=1) -> dict:
     settings = PretrainSettings.from_dict(json.loads(settings_json(threads)))
-    return pretrain(
-        root / "vocab",
-        ["en", "fr"],
-        out / "model",
-        out / ".work",
-        out / "curve.csv",
-        out / "summary.json",
-        settings,
-        step_callback=step_callback,
+    return pretrain_in_folder(
+        out, root / "vocab", ["en", "fr"], settings, step_callback=step_callback
     )
 
 

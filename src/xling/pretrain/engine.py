@@ -97,6 +97,21 @@ def pretrain(
         shutdown(runtime)
 
 
+def pretrain_in_folder(
+    folder: str | Path,
+    data_dir: str | Path,
+    languages: Sequence[str],
+    settings: PretrainSettings,
+    **options,
+) -> dict:
+    """:func:`pretrain` with its outputs in one folder, as a study's pretraining job lays them out:
+    ``model/``, ``.work/``, ``curve.csv`` and ``summary.json``. ``options``: :func:`pretrain`'s
+    keyword arguments."""
+    folder = Path(folder)
+    outputs = (folder / "model", folder / ".work", folder / "curve.csv", folder / "summary.json")
+    return pretrain(data_dir, languages, *outputs, settings, **options)
+
+
 def _lock_work_dir(work_dir: str | Path, runtime: Runtime) -> WorkDirLock | None:
     """Process 0 locks ``work_dir``; every process of the job stops if it cannot.
 
