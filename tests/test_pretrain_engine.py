@@ -136,8 +136,8 @@ def test_bad_inputs_name_the_file_or_setting(corpus, tmp_path):
         pretrain_in_folder(job, data_dir, ["fr", "ru"], tiny_settings())
     separate = tiny_settings()
     separate.architecture["sep_embeddings"] = True
+    only_en = {"en": ids["en"]}
     with pytest.raises(ValueError, match=r"lack the languages \['fr'\]"):
-        only_en = {"en": ids["en"]}
         pretrain_in_folder(job, data_dir, ["en", "fr"], separate, language_token_ids=only_en)
     assert not (job / "model").exists()
 
