@@ -4,8 +4,8 @@ Profiles mirror their namesakes loosely (docs/toyworld.md): fr is close to Engli
 script, many anchors and cognates), de a little further (V2, verb-final subordinates, capitalized
 nouns, case on articles), ru further (Cyrillic, case suffixes, no articles or copula, free order),
 zh furthest (Han, no spaces, classifiers, preverbal modifiers, almost no anchors), and enp (en') a
-paraphrase of English (its sounds and grammar, synonyms for a fifth of the words, more passives and
-fronted modifiers).
+paraphrase of English in English's own words (more passives, fronted modifiers, commas before
+subordinate clauses).
 """
 
 from __future__ import annotations
@@ -71,10 +71,14 @@ def _profile(**knobs: object) -> dict:
     return profile
 
 
+# Every word of en' is English's: Wu et al.'s en' is a back-translation read by a model trained on
+# the English text, so it has seen every word. Synonyms made as new forms (this profile until
+# 2026-11-28: 13 % of en''s parallel tokens unseen in the English text) cost Figure 7's monolingual
+# en-en' CKA 0.13 averaged over layers (0.632 against 0.763) and made en-en' the least similar
+# pair instead of the most (docs/analysis.md, "en' in the demo").
 _ENP = _profile(
-    function_words={**_EN["function_words"], "because": "since"},
-    anchor_share=0.8,
-    anchor_priority=["number", "name", "function", "content"],
+    function_words=dict(_EN["function_words"]),
+    anchor_share=1.0,
     comma_before_subordinate=True,
     passive_rate=0.3,
     modifier_fronting=0.5,
