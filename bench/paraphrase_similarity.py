@@ -2,7 +2,8 @@
 
 Wu et al.'s en' model is trained on the English data with another seed, and its sentences are
 back-translations of the English ones: English words its model has seen. The toy world's en'
-(`enp`) paraphrases English with passives, fronted times and synonyms made as new forms. This
+(`enp`) paraphrases English in English's words, with passives, fronted times and commas (until
+2026-11-28 also with synonyms made as new forms: docs/analysis.md, "en' in the demo"). This
 prints, for each language's parallel sentences, the share of word tokens that never occur in the
 English training text, then Figure 7's en-en' CKA per layer (monolingual pair, bilingual model,
 random encoder; `xling.analysis.similarity`, as the `similarity` job computes it) twice: with the
