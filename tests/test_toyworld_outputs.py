@@ -83,6 +83,20 @@ def test_measured_anchor_share_matches_the_profile(out):
         assert abs(measured - wanted) <= ANCHOR_TOLERANCE, (lang, measured, wanted)
 
 
+def test_english_prime_writes_words_the_english_text_has(out):
+    """Wu et al.'s en' is read by a model trained on English text: its words must be English's.
+
+    What en' may add are forms English rarely writes (passive participles); synonyms made as new
+    forms, as the toy en' had until 2026-11-28, put a fifth of its word types here.
+    """
+    english = set().union(
+        *(_types(out / rel) for rel in ("corpus/wiki/en.txt", "corpus/cc/en.txt",
+                                        "parallel/en.words.txt"))
+    )  # fmt: skip
+    prime = _types(out / "parallel/enp.words.txt")
+    assert len(prime - english) / len(prime) < 0.05, sorted(prime - english)
+
+
 def test_zero_anchor_share_shares_no_word_type(tmp_path):
     spec = copy.deepcopy(TINY_SPEC)
     spec["languages"] = ["en", "fr", "ru"]
