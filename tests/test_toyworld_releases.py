@@ -22,7 +22,7 @@ from xling.contracts.muse import read_muse
 from xling.contracts.ner import read_ner
 from xling.preprocess import extract_wikipedia
 from xling.toyworld import TINY_SPEC, generate
-from xling.toyworld.api import DATASET
+from xling.toyworld.api import DATASET, dictionary_languages
 from xling.toyworld.releases import (
     SECTION_HEADING,
     UD_TGZ,
@@ -175,9 +175,10 @@ def test_ud_release_imports_each_treebank(toy, releases, paper_config, treebanks
 
 
 def test_muse_dictionaries_read_as_the_toy_world_ones(toy, releases):
-    # en' writes every word as English does: its dictionary holds identical pairs only, which
-    # MUSE's reader leaves out, so there is nothing to compare.
-    translated = [lang for lang in OTHERS if TINY_SPEC["profiles"][lang]["anchor_share"] < 1]
+    translated = dictionary_languages(TINY_SPEC)
+    assert translated and set(translated) < set(OTHERS)  # en' writes English's words: none
+    untranslated = [lang for lang in OTHERS if lang not in translated]
+    assert not any(muse_dictionary(lang, "train") in releases for lang in untranslated)
     for lang in translated:
         for split in ("train", "test"):
             expected = read_muse(toy / layout.muse("en", lang, split))

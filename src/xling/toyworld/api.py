@@ -54,12 +54,22 @@ def output_paths(spec: dict) -> list[str]:
     paths += [layout.ner(DATASET, lang, s) for lang in langs for s in SPLITS]
     paths += [layout.xnli("dev"), layout.xnli("test"), layout.xnli_train()]
     paths += [layout.ud(DATASET, lang, s) for lang in langs for s in SPLITS]
-    paths += [layout.muse("en", lang, s) for lang in others for s in MUSE_SPLITS]
+    paths += [
+        layout.muse("en", lang, s) for lang in dictionary_languages(spec) for s in MUSE_SPLITS
+    ]
     paths += [layout.tatoeba("en", lang, side) for lang in others for side in ("en", lang)]
     for dataset, (_, splits) in DOMAIN_DATASETS.items():
         paths += [layout.ner(dataset, lang, s) for lang in langs for s in splits]
         paths += [layout.ud(dataset, lang, s) for lang in langs for s in splits]
     return paths
+
+
+def dictionary_languages(spec: dict) -> list[str]:
+    """The languages a MUSE dictionary from English is written for: every one but English that
+    writes some word differently from it (en', anchor share 1, would get identical pairs only,
+    which MUSE's reader drops, as MUSE has no English-English dictionary)."""
+    profiles = spec["profiles"]
+    return [lang for lang in spec["languages"] if profiles[lang]["anchor_share"] < 1]
 
 
 def unspaced_languages(spec: dict) -> list[str]:
@@ -340,9 +350,7 @@ def _muse(toy: ToyWorld, files: _Sink) -> None:
         "test": ordered[sizes["train"] : sizes["train"] + sizes["test"]],
     }
     en = toy.lexicons["en"]
-    for lang in toy.spec["languages"]:
-        if lang == "en":
-            continue
+    for lang in dictionary_languages(toy.spec):
         lx = toy.lexicons[lang]
         for split, lexemes in splits.items():
             files[layout.muse("en", lang, split)] = [

@@ -107,8 +107,9 @@ def write_releases(
 
     ``ud_treebanks`` maps a language to its treebank folder in the UD release (config
     ``data.ud.<dataset>.treebanks``, e.g. ``{"en": "UD_English-EWT"}``); ``date`` is the
-    Wikipedia dumps' date. MUSE dictionaries are written for the languages other than English,
-    CoNLL 2003 if English is among ``languages``, Levow (2006) if Chinese is.
+    Wikipedia dumps' date. MUSE dictionaries are written for the languages the toy world has one
+    for (not en', whose words are English's), CoNLL 2003 if English is among ``languages``,
+    Levow (2006) if Chinese is.
     """
     toy = Path(toyworld_dir)
     files: dict[str, bytes] = {}
@@ -119,7 +120,9 @@ def write_releases(
         files[cc100_file(lang, cc100_codes)] = cc100_xz(_lines(toy / layout.corpus("cc", lang)))
     files[XNLI_ZIP], files[XNLI_MT_ZIP] = xnli_zips(toy)
     files[UD_TGZ] = ud_tgz(toy, ud_treebanks)
-    files |= muse_dictionaries(toy, [lang for lang in languages if lang != "en"])
+    # The toy world writes a dictionary for each language with words to translate (not en').
+    translated = [lang for lang in languages if (toy / layout.muse("en", lang, "train")).exists()]
+    files |= muse_dictionaries(toy, translated)
     files |= manual_ner(toy, languages)
     written = {}
     for rel, data in files.items():
