@@ -177,6 +177,35 @@ def test_agreement_of_two_runs_names_the_claims_that_differ(tmp_path, capsys):
         read_verdicts(tmp_path / "bad.json")
 
 
+def test_agreement_numbers_put_each_differing_claims_numbers_side_by_side(tmp_path, capsys):
+    from xling.report.agreement import main
+
+    def write(name, claims_list):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"study": "demo", "claims": claims_list}))
+        return str(path)
+
+    a = write(
+        "a",
+        [
+            {"id": "x", "verdict": SUPPORTED, "numbers": {"gap": 1.23456, "share": 1.0}},
+            {"id": "y", "verdict": SUPPORTED, "numbers": {"gap": 9.0}},
+        ],
+    )
+    b = write("b", [{"id": "x", "verdict": NOT_SUPPORTED, "numbers": {"gap": -0.5, "n": 3}},
+                    {"id": "y", "verdict": SUPPORTED, "numbers": {"gap": 2.0}}])  # fmt: skip
+    assert main(["--numbers", a, b]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # only the claim that differs, each of its numbers in both runs, '-' where a run has none
+    assert out[:4] == [
+        "x: supported / not supported",
+        "  gap: 1.235 / -0.5",
+        "  share: 1 / -",
+        "  n: - / 3",
+    ]
+    assert out[4].startswith("same verdict in every run: 1 of 2")
+
+
 def test_cell_runs_reads_the_selected_grid_points_counts_or_gives_none(tmp_path):
     from xling.finetune.items import write_test_items
     from xling.report.resamples import cell_runs

@@ -2,7 +2,9 @@
 
 ``python -m xling.report.agreement results/demo/report/claims.json other/report/claims.json``
 prints one line per claim whose verdict differs between the runs, then how many claims have the
-same verdict in every run, and how many each run supports.
+same verdict in every run, and how many each run supports. ``--numbers`` adds, under each claim
+that differs, the numbers behind its verdict in every run (as ``claims.md`` lists them), the
+margins a report on the runs quotes.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def read_verdicts(path: str | Path) -> dict[str, str]:
-    """Claim id -> verdict of one ``claims.json``; errors name the file and what is wrong."""
+def read_claims(path: str | Path) -> dict[str, dict]:
+    """Claim id -> the claim as ``claims.json`` holds it; errors name the file and what is wrong."""
     path = Path(path)
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-        return {claim["id"]: claim["verdict"] for claim in document["claims"]}
+        claims = {claim["id"]: claim for claim in document["claims"]}
+        if any("verdict" not in claim for claim in claims.values()):
+            raise KeyError("verdict")
+        return claims
     except FileNotFoundError:
         raise FileNotFoundError(
             f"{path}: no such file; run the study's claims check first"
@@ -27,6 +32,27 @@ def read_verdicts(path: str | Path) -> dict[str, str]:
         raise ValueError(
             f"{path}: not a claims.json written by xling.report.claims ({error!r})"
         ) from None
+
+
+def read_verdicts(path: str | Path) -> dict[str, str]:
+    """Claim id -> verdict of one ``claims.json``; errors name the file and what is wrong."""
+    return {claim: item["verdict"] for claim, item in read_claims(path).items()}
+
+
+def numbers_side_by_side(claim: str, runs: Sequence[dict[str, dict]]) -> list[str]:
+    """One line per number of ``claim``: its name, then its value in each run (``-`` where a run
+    lacks it), in the order the runs list them."""
+    tables = [run.get(claim, {}).get("numbers", {}) for run in runs]
+    names = list(dict.fromkeys(name for table in tables for name in table))
+    return [
+        f"  {name}: " + " / ".join(_format(table.get(name)) for table in tables) for name in names
+    ]
+
+
+def _format(value: object) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def agreement(runs: Sequence[dict[str, str]]) -> tuple[list[str], list[str]]:
@@ -42,13 +68,19 @@ def agreement(runs: Sequence[dict[str, str]]) -> tuple[list[str], list[str]]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("claims", nargs="+", help="claims.json of each run (two or more)")
+    parser.add_argument(
+        "--numbers", action="store_true", help="the numbers of each claim that differs, per run"
+    )
     args = parser.parse_args(argv)
     if len(args.claims) < 2:
         parser.error("give the claims.json of at least two runs")
-    runs = [read_verdicts(path) for path in args.claims]
+    documents = [read_claims(path) for path in args.claims]
+    runs = [{claim: item["verdict"] for claim, item in doc.items()} for doc in documents]
     same, differ = agreement(runs)
     for claim in differ:
         print(f"{claim}: " + " / ".join(run.get(claim, "absent") for run in runs))
+        if args.numbers:
+            print("\n".join(numbers_side_by_side(claim, documents)))
     total = len(runs[0])
     print(f"same verdict in every run: {len(same)} of {total} ({100 * len(same) / total:.0f}%)")
     for path, run in zip(args.claims, runs, strict=True):
