@@ -93,6 +93,17 @@ def test_figure3_claims_and_the_html_report(demo_run):
     assert "Muller et al. (2021) Table 1" in text
 
 
+def test_the_run_summary_reads_the_slice(demo_run):
+    from xling.report.run_summary import NOT_COMPUTED, summarize
+
+    summary = summarize(demo_run)
+    # the slice computes section 5 for en-fr and Table 1's Default NER, not XNLI
+    assert summary["claims supported"].endswith("of 27")
+    assert summary["Figure 7: layers, bilingual model above the random encoder"].endswith("of 18")
+    assert summary["Pearson r of CKA and Tatoeba P@1, over the pairs"] != NOT_COMPUTED
+    assert summary["English XNLI dev of Table 1's models: min / mean / max"] == NOT_COMPUTED
+
+
 def test_muller_tables_figures_and_scores(demo_run):
     scores = pd.read_csv(demo_run / "muller/scores.csv")
     # transfer: ref, 1-2, all; domain: ref, 1-2 (Table 2's Δ0-1); every task, one seed
