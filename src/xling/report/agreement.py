@@ -36,7 +36,12 @@ def read_claims(path: str | Path) -> dict[str, dict]:
 
 def read_verdicts(path: str | Path) -> dict[str, str]:
     """Claim id -> verdict of one ``claims.json``; errors name the file and what is wrong."""
-    return {claim: item["verdict"] for claim, item in read_claims(path).items()}
+    return verdicts(read_claims(path))
+
+
+def verdicts(claims: dict[str, dict]) -> dict[str, str]:
+    """Claim id -> verdict, of the claims :func:`read_claims` gives."""
+    return {claim: item["verdict"] for claim, item in claims.items()}
 
 
 def numbers_side_by_side(claim: str, runs: Sequence[dict[str, dict]]) -> list[str]:
@@ -75,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args.claims) < 2:
         parser.error("give the claims.json of at least two runs")
     documents = [read_claims(path) for path in args.claims]
-    runs = [{claim: item["verdict"] for claim, item in doc.items()} for doc in documents]
+    runs = [verdicts(document) for document in documents]
     same, differ = agreement(runs)
     for claim in differ:
         print(f"{claim}: " + " / ".join(run.get(claim, "absent") for run in runs))

@@ -19,8 +19,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from xling.papers.wu2020 import WU_TASKS
+from xling.report.claims.core import INPUTS
+from xling.report.table1 import KEY, score_column
+
 NOT_COMPUTED = "n/c"
 LAYER_PREFIX = "L"
+
+
+def _read_csv(run: Path, name: str) -> pd.DataFrame:
+    """One of the claims check's inputs (:data:`INPUTS` names its path under the run)."""
+    return pd.read_csv(run / INPUTS[name][0])
 
 
 def _claims(run: Path) -> str:
@@ -30,7 +39,7 @@ def _claims(run: Path) -> str:
 
 
 def _figure7(run: Path) -> pd.DataFrame:
-    return pd.read_csv(run / "figures/wu_figure7.csv").set_index(["pair", "encoder"])
+    return _read_csv(run, "wu_figure7").set_index(["pair", "encoder"])
 
 
 def _above(encoder: str) -> Callable[[Path], str]:
@@ -57,11 +66,11 @@ def _random_bound(run: Path) -> str:
 
 
 def _pearson(run: Path) -> str:
-    return _span(pd.read_csv(run / "tables/wu_cka_retrieval_pearson.csv")["pearson_r"])
+    return _span(_read_csv(run, "wu_cka_retrieval")["pearson_r"])
 
 
 def _tatoeba(run: Path) -> str:
-    frame = pd.read_csv(run / "figures/wu_figure6.csv")
+    frame = _read_csv(run, "wu_figure6")
     best = frame.groupby("direction")["p_at_1"].max()
     return f"{_span(best)} (unmapped at most {frame['p_at_1_unmapped'].max():.3f})"
 
@@ -85,9 +94,10 @@ def _xnli_dev(run: Path) -> str:
 
 
 def _table1_default(run: Path) -> str:
-    frame = pd.read_csv(run / "tables/table1.csv").set_index("variant")
-    first = next(c for c in frame.columns if c.startswith("XNLI ")).removeprefix("XNLI ")
-    cells = [frame.loc["default", f"{task} {first}"] for task in ("XNLI", "NER", "Parsing")]
+    frame = _read_csv(run, "table1").set_index(KEY)
+    prefix = score_column(WU_TASKS[0], "")
+    first = next(c for c in frame.columns if c.startswith(prefix)).removeprefix(prefix)
+    cells = [frame.loc["default", score_column(task, first)] for task in WU_TASKS]
     return f"{first}: " + " / ".join(f"{cell:.1f}" for cell in cells)
 
 
