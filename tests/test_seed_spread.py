@@ -68,3 +68,16 @@ def test_bad_input_names_the_file_and_the_fix(tmp_path):
         main([a, b])
     with pytest.raises(ValueError, match="two runs"):
         spreads([read_table1(a)])
+
+
+def test_a_multi_seed_tables_std_columns_are_no_scores(tmp_path):
+    # a study with several seeds writes '<col> std' beside each column (xling.report.compare)
+    paths = []
+    for name, fr in (("a", 40.0), ("b", 41.0)):
+        path = _table(tmp_path / f"{name}.csv", {"default": (fr, 1), "sep_emb": (30, 1)})
+        frame = pd.read_csv(path)
+        frame["XNLI fr std"] = 0.5
+        frame.to_csv(path, index=False)
+        paths.append(path)
+    columns = [item.column for item in spreads([read_table1(p) for p in paths])]
+    assert columns == ["XNLI fr", "XNLI Δ"]

@@ -109,6 +109,16 @@ def _text_cell(row: ComparedRow, column: str) -> str:
     return NOT_COMPUTED if value is None or value == "" else str(value)
 
 
+# The csv's companions of a column ``<col>``: ``<col> std``, ``<col> paper``, ``<col> diff``.
+STD_SUFFIX, PAPER_SUFFIX, DIFF_SUFFIX = " std", " paper", " diff"
+
+
+def ours_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of a csv :func:`to_frame` wrote that hold this run's numbers: those with a
+    ``<col> paper`` companion (every compared column has one), in the csv's order."""
+    return [column for column in frame.columns if f"{column}{PAPER_SUFFIX}" in frame.columns]
+
+
 def to_frame(table: ComparedTable) -> pd.DataFrame:
     """The csv form: ours, paper, diff (and std) in separate columns; empty where missing."""
     records = []
@@ -123,9 +133,9 @@ def to_frame(table: ComparedTable) -> pd.DataFrame:
             digits = table.digits_of(column) + 2
             record[column] = _rounded(row.ours.get(column), digits)
             if table.has_spread:
-                record[f"{column} std"] = _rounded(row.spread.get(column), digits)
-            record[f"{column} paper"] = _rounded(row.paper.get(column), digits)
-            record[f"{column} diff"] = _rounded(table.difference(row, column), digits)
+                record[f"{column}{STD_SUFFIX}"] = _rounded(row.spread.get(column), digits)
+            record[f"{column}{PAPER_SUFFIX}"] = _rounded(row.paper.get(column), digits)
+            record[f"{column}{DIFF_SUFFIX}"] = _rounded(table.difference(row, column), digits)
         records.append(record)
     return pd.DataFrame(records)
 

@@ -20,11 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from xling.papers.wu2020 import TASK_COLUMNS
+from xling.report.compare import ours_columns
 from xling.report.table1 import KEY
-
-# Columns the csv writes beside each score column: not scores of this run.
-_NOT_SCORES = (" paper", " diff")
 
 
 @dataclass(frozen=True)
@@ -45,18 +42,12 @@ def read_table1(path: str | Path) -> pd.DataFrame:
         raise FileNotFoundError(
             f"{path}: no such file; run the study's table1 target first"
         ) from None
-    if KEY not in frame.columns or not score_columns(frame):
+    if KEY not in frame.columns or not ours_columns(frame):
         raise ValueError(
             f"{path}: not a Table 1 csv written by xling.report.table1 (needs a {KEY!r} column "
             "and score columns such as 'XNLI fr')"
         )
     return frame.set_index(KEY)
-
-
-def score_columns(frame: pd.DataFrame) -> list[str]:
-    """The score columns of a Table 1 csv, in its order (``XNLI fr``, ..., ``Parsing Δ``)."""
-    tasks = tuple(f"{name} " for name in TASK_COLUMNS.values())
-    return [c for c in frame.columns if c.startswith(tasks) and not c.endswith(_NOT_SCORES)]
 
 
 def spreads(runs: Sequence[pd.DataFrame]) -> list[ColumnSpread]:
@@ -65,7 +56,7 @@ def spreads(runs: Sequence[pd.DataFrame]) -> list[ColumnSpread]:
         raise ValueError("a spread needs at least two runs")
     rows = list(runs[0].index)
     result = []
-    for column in score_columns(runs[0]):
+    for column in ours_columns(runs[0]):
         scores = pd.concat([run[column] for run in runs], axis=1).dropna()
         mean, deviation = scores.mean(axis=1), scores.std(axis=1, ddof=1)
         kept = [row for row in rows if row in scores.index]
