@@ -30,15 +30,19 @@ def world(tmp_path_factory):
     return root, build_tiny_bert(root, layers=4)
 
 
-def _encode(root, model, path):
+def _encode(root, model, path, source="en"):
     tokenizer = load_encoder_tokenizer(model)
     settings = FinetuneSettings.from_config("pos", SETTINGS, seed=0)
     spec = make_task("pos", tokenizer, settings)
     ud = root / "ud"
     tests = {lang: (lang, ud / lang / "test.conllu") for lang in LANGS}
     tests["en_other"] = ("en", ud / "en" / "dev.conllu")  # a named, non-language evaluation set
-    encoded = encode_setup(spec, "en", ud / "en/train.conllu", ud / "en/dev.conllu", tests, 48, 64)
-    save_encoded(path, encoded, [ud / "en/train.conllu"], "pos")
+    # the world has English training files only: another source trains on its dev set
+    train, dev = (ud / source / n for n in ("train.conllu", "dev.conllu"))
+    if source != "en":
+        train, dev = dev, ud / source / "test.conllu"
+    encoded = encode_setup(spec, source, train, dev, tests, 48, 64)
+    save_encoded(path, encoded, [train], "pos")
     return tokenizer
 
 
@@ -72,8 +76,9 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     assert listed["done"] == [done_digest(r["dir"]) for r in runs]
     assert (tmp_path / "ref" / "similarity.csv").exists()
     assert not (tmp_path / "1-2" / "similarity.csv").exists()
-    # ... and its CKA on 5 resamples of the parallel sentences, every comparison of each
     measured = pd.read_csv(tmp_path / "ref" / "similarity.csv")
+    assert set(measured["source"]) == {"en"} and set(measured["target"]) == set(LANGS) - {"en"}
+    # ... and its CKA on 5 resamples of the parallel sentences, every comparison of each
     resampled = pd.read_csv(tmp_path / "ref" / "similarity_resamples.csv")
     assert len(resampled) == 5 * len(measured)
     assert sorted(resampled["replicate"].unique()) == list(range(5))
@@ -118,3 +123,23 @@ def _recording(trained, metrics):
         return metrics
 
     return run_finetune
+
+
+def test_a_fine_tuned_model_measures_its_own_source_against_the_others(world, tmp_path):
+    """Muller's Table 4 pairs a source with its targets: a model fine-tuned from French compares
+    French with every other language, not English (whose rows come from English's models)."""
+    root, model = world
+    cache = tmp_path / "encoded.pt"
+    tokenizer = _encode(root, model, cache, source="fr")
+    sentences = [World(seed=i) for i in range(8)]
+    words = {lang: [w.tree(lang)[0] for w in sentences] for lang in LANGS}
+    torch.save(parallel_ids(tokenizer, words, 8), tmp_path / "parallel.pt")
+    run = {"group": "ref", "seed": 1, "hp": {"batch_size": 8, "lr": 0.001}, "similarity": True}
+    run["dir"] = str(tmp_path / "ref")
+    runner.run_job(
+        str(model), "pos", "fr", SETTINGS, [run], cache, tmp_path / "job.json",
+        parallel_path=tmp_path / "parallel.pt",
+    )  # fmt: skip
+    measured = pd.read_csv(tmp_path / "ref" / "similarity.csv")
+    assert set(measured["source"]) == {"fr"}
+    assert set(measured["target"]) == set(LANGS) - {"fr"}

@@ -111,7 +111,6 @@ if MULLER:
             setup=get_muller_setup,
             settings=get_muller_settings,
             runs=get_muller_runs,
-            similarity_sources=config["muller"]["similarity"]["sources"],
             debiased=config["muller"]["similarity"]["debiased"],
             # similarity runs also measure it on bootstrap resamples of the parallel sentences
             resamples={"count": config["report"]["resamples"], "seed": config["seed"]},

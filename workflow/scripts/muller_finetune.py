@@ -20,7 +20,6 @@ def main(smk):
         smk.input.encoded,
         smk.output[0],
         parallel_path=smk.input.get("parallel"),
-        similarity_sources=smk.params.similarity_sources,
         debiased=smk.params.debiased,
         resamples=smk.params.resamples,
         threads=smk.threads,

@@ -60,7 +60,6 @@ def run_job(
     job_file: str | Path,
     *,
     parallel_path: str | Path | None = None,
-    similarity_sources: Sequence[str] = ("en",),
     debiased: bool = False,
     resamples: Mapping[str, int] | None = None,
     threads: int = 1,
@@ -97,8 +96,10 @@ def run_job(
             if run["similarity"]:
                 if parallel is None:
                     raise ValueError(f"run {run_dir} measures similarity but has no parallel input")
+                # the fine-tuned model against its own source language only: an English
+                # model's similarity is English's to the targets (Muller et al.'s Table 4)
                 on_selected = _similarity_writer(
-                    run_dir, tokenizer, parallel, similarity_sources, debiased, resamples
+                    run_dir, tokenizer, parallel, [source], debiased, resamples
                 )
             metrics = run_finetune(
                 task,
