@@ -7,9 +7,11 @@
 For each stage (the rule's file under workflow/rules/) and rule: jobs, the sum of the jobs' wall
 times (core-busy time at one job a core), the longest job, and the stage's span from its first
 start to its last finish. Jobs run side by side, so the sums add up to more than the run's wall
-time; the last lines give that, and how long cores stood idle (from each job's threads, at
-``--cores``): where the run waited on a job rather than ran out of work. Used to budget the demo
-(2 cores, 30 minutes).
+time; the last lines give that, how long cores stood idle (from each job's threads, at
+``--cores``): where the run waited on a job rather than ran out of work, the longest chain of
+dependent jobs, and the same jobs projected on 4, 8 and 16 cores (``xling.runlog``: each job as
+long as in this run, the job heading the longest chain started first). Used to budget the demo
+(2 cores, 30 minutes) and to say what `make demo CORES=N` would take.
 
 The same jobs run 10 to 20 % faster or slower from day to day on the same 2-core machine, so
 the last line also gives the machine's speed during the run: the median training throughput of
@@ -28,13 +30,11 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
+from xling.runlog import critical_path, projected_minutes, read_jobs
+
 REPO = Path(__file__).resolve().parents[1]
-STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
-START = re.compile(r"^(?:local)?rule (\w+):$")
-JOBID = re.compile(r"^\s+jobid: (\d+)$")
-THREADS = re.compile(r"^\s+threads: (\d+)$")
-FINISH = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)$")
 THROUGHPUT = re.compile(r"^step (\d+)/\d+ \|.*\| ([\d,]+) tok/s \|")
+PROJECTED_CORES = (4, 8, 16)
 
 
 def rule_stages() -> dict[str, str]:
@@ -48,25 +48,7 @@ def rule_stages() -> dict[str, str]:
 
 def job_times(log: Path) -> list[tuple[str, datetime, datetime, int]]:
     """(rule, start, end, threads) of every job the log saw finish."""
-    started: dict[str, tuple[str, datetime]] = {}
-    threads: dict[str, int] = {}
-    finished = []
-    stamp = pending_rule = last_job = None
-    for line in log.read_text(errors="replace").splitlines():
-        if found := STAMP.match(line):
-            stamp = datetime.strptime(" ".join(found.group(1).split()), "%a %b %d %H:%M:%S %Y")
-        elif found := START.match(line):
-            pending_rule = found.group(1)
-        elif (found := JOBID.match(line)) and pending_rule and stamp:
-            last_job = found.group(1)
-            started[last_job] = (pending_rule, stamp)
-            pending_rule = None
-        elif (found := THREADS.match(line)) and last_job is not None:
-            threads[last_job] = int(found.group(1))  # printed after the jobid; none means 1
-        elif (found := FINISH.match(line)) and stamp and found.group(1) in started:
-            rule, begin = started.pop(found.group(1))
-            finished.append((rule, begin, stamp, threads.get(found.group(1), 1)))
-    return finished
+    return [(job.rule, job.start, job.end, job.threads) for job in read_jobs(log)]
 
 
 def idle_core_seconds(jobs: list[tuple[str, datetime, datetime, int]], cores: int) -> int:
@@ -137,6 +119,7 @@ def main() -> None:
     total = sum((e - b).total_seconds() for _, b, e, _ in jobs) / 60
     idle = idle_core_seconds(jobs, args.cores)
     print(f"jobs' wall times in all: {total:.1f} minutes; cores idle: {idle} core-seconds")
+    print_projection(read_jobs(args.log), args.cores, wall)
     log_dir = _results(args) / "logs" / "pretrain"
     rate = pretraining_throughput(log_dir)
     if rate is not None:
@@ -149,6 +132,22 @@ def main() -> None:
         )
     else:
         print(f"machine speed: no pretraining log under {log_dir} (see --results)")
+
+
+def print_projection(jobs, cores: int, wall: float) -> None:
+    """The longest chain of dependent jobs, and the same jobs on more cores."""
+    chain = critical_path(jobs)
+    minutes = sum(job.seconds for job in chain) / 60
+    rules = " -> ".join(dict.fromkeys(job.rule for job in chain if job.rule != "all"))
+    print(f"longest chain of dependent jobs: {minutes:.1f} minutes ({rules})")
+    # Each job as long as in this run: another machine's cores may be faster or slower, and
+    # jobs side by side may slow each other (shared memory bandwidth) more than on 2 cores.
+    here = projected_minutes(jobs, cores)
+    more = ", ".join(f"{n} cores {projected_minutes(jobs, n):.1f}" for n in PROJECTED_CORES)
+    print(
+        f"projected from these job times: {more} minutes (the projection gives {here:.1f} for "
+        f"this run's {cores}, against the {wall:.1f} measured)"
+    )
 
 
 def _results(args) -> Path:
