@@ -45,10 +45,6 @@ if MULLER:
                 figure=f"{R}/figures/pretrain/multi.png",
             log:
                 f"{R}/logs/pretrain/multi.log",
-            # Muller et al.'s model and fine-tuning are the study's longest chain of dependent
-            # jobs (bench/demo_timing.py): started first among the jobs ready, so that more
-            # cores shorten the run down to that chain
-            priority: 1
             retries: PRETRAIN_RETRIES
             conda:
                 "../../envs/torch.yaml"
@@ -73,7 +69,6 @@ if MULLER:
             f"{R}/muller/encoded/{{experiment}}/{{mtask}}/{{msource}}.pt",
         log:
             f"{R}/logs/muller/encode_{{experiment}}_{{mtask}}_{{msource}}.log",
-        priority: 1  # on the longest chain, as pretrain_multilingual
         conda:
             "../../envs/torch.yaml"
         params:
@@ -91,7 +86,6 @@ if MULLER:
             f"{R}/muller/encoded/parallel.pt",
         log:
             f"{R}/logs/muller/parallel.log",
-        priority: 1  # on the longest chain, as pretrain_multilingual
         conda:
             "../../envs/torch.yaml"
         params:
@@ -109,7 +103,6 @@ if MULLER:
             f"{R}/muller/finetune/{{experiment}}/{{mtask}}/{{msource}}/{{job}}.json",
         log:
             f"{R}/logs/muller/finetune/{{experiment}}_{{mtask}}_{{msource}}_{{job}}.log",
-        priority: 1  # on the longest chain, as pretrain_multilingual
         conda:
             "../../envs/torch.yaml"
         threads: 1
