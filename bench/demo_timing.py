@@ -30,7 +30,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from xling.runlog import critical_path, projected_minutes, read_jobs
+from xling.runlog import Job, critical_path, projected_minutes, read_jobs
 
 REPO = Path(__file__).resolve().parents[1]
 THROUGHPUT = re.compile(r"^step (\d+)/\d+ \|.*\| ([\d,]+) tok/s \|")
@@ -46,21 +46,16 @@ def rule_stages() -> dict[str, str]:
     return stages
 
 
-def job_times(log: Path) -> list[tuple[str, datetime, datetime, int]]:
-    """(rule, start, end, threads) of every job the log saw finish."""
-    return [(job.rule, job.start, job.end, job.threads) for job in read_jobs(log)]
-
-
-def idle_core_seconds(jobs: list[tuple[str, datetime, datetime, int]], cores: int) -> int:
+def idle_core_seconds(jobs: list[Job], cores: int) -> int:
     """Core-seconds with no job on them between the first start and the last finish (the log's
     one-second stamps; a job asking more threads than ``cores`` counts as ``cores``)."""
-    first = min(begin for _, begin, _, _ in jobs)
-    seconds = int((max(end for _, _, end, _ in jobs) - first).total_seconds())
+    first = min(job.start for job in jobs)
+    seconds = int((max(job.end for job in jobs) - first).total_seconds())
     busy = [0] * seconds
-    for _, begin, end, threads in jobs:
-        start, stop = ((moment - first).total_seconds() for moment in (begin, end))
+    for job in jobs:
+        start, stop = ((moment - first).total_seconds() for moment in (job.start, job.end))
         for second in range(int(start), int(stop)):
-            busy[second] += min(threads, cores)
+            busy[second] += min(job.threads, cores)
     return sum(max(0, cores - used) for used in busy)
 
 
@@ -90,18 +85,20 @@ def main() -> None:
     args = parser.parse_args()
     if args.log is None:
         logs = sorted((REPO / ".snakemake/log").glob("*.snakemake.log"), reverse=True)
-        args.log = next((log for log in logs if job_times(log)), None)  # dry runs finish none
-        if args.log is None:
+        found = ((log, read_jobs(log)) for log in logs)
+        args.log, jobs = next(((log, jobs) for log, jobs in found if jobs), (None, []))
+        if args.log is None:  # dry runs finish no job
             print("No Snakemake log of a run under .snakemake/log yet: run `make demo` first.")
             return
-    jobs = job_times(args.log)
+    else:
+        jobs = read_jobs(args.log)
     if not jobs:
         raise SystemExit(f"{args.log}: no finished job found")
     print(f"{args.log}:")
     stages = rule_stages()
     by_rule: dict[tuple[str, str], list[tuple[datetime, datetime]]] = defaultdict(list)
-    for rule, begin, end, _ in jobs:
-        by_rule[(stages.get(rule, "?"), rule)].append((begin, end))
+    for job in jobs:
+        by_rule[(stages.get(job.rule, "?"), job.rule)].append((job.start, job.end))
     print(f"{'stage':<12}{'rule':<32}{'jobs':>5}{'sum min':>9}{'max min':>9}{'span min':>9}")
     for stage in dict.fromkeys(stage for stage, _ in sorted(by_rule)):
         spans = []
@@ -114,12 +111,12 @@ def main() -> None:
             print(f"{stage:<12}{rule:<32}{len(times):>5}{total:>9.1f}{longest:>9.1f}")
         span = (max(e for _, e in spans) - min(b for b, _ in spans)).total_seconds() / 60
         print(f"{'':<12}{'= ' + stage:<32}{len(spans):>5}{'':>18}{span:>9.1f}")
-    wall = (max(e for _, _, e, _ in jobs) - min(b for _, b, _, _ in jobs)).total_seconds() / 60
+    wall = (max(job.end for job in jobs) - min(job.start for job in jobs)).total_seconds() / 60
     print(f"{len(jobs)} jobs, {wall:.1f} minutes from the first start to the last finish")
-    total = sum((e - b).total_seconds() for _, b, e, _ in jobs) / 60
+    total = sum(job.seconds for job in jobs) / 60
     idle = idle_core_seconds(jobs, args.cores)
     print(f"jobs' wall times in all: {total:.1f} minutes; cores idle: {idle} core-seconds")
-    print_projection(read_jobs(args.log), args.cores, wall)
+    print_projection(jobs, args.cores, wall)
     log_dir = _results(args) / "logs" / "pretrain"
     rate = pretraining_throughput(log_dir)
     if rate is not None:

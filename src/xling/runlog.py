@@ -84,9 +84,9 @@ def _users(needs: dict[str, set[str]]) -> dict[str, list[str]]:
     return users
 
 
-def _chains(jobs: Sequence[Job], needs: dict[str, set[str]]) -> dict[str, float]:
-    """jobid -> seconds of the longest chain of dependent jobs that starts with it."""
-    users = _users(needs)
+def _chains(jobs: Sequence[Job], users: dict[str, list[str]]) -> dict[str, float]:
+    """jobid -> seconds of the longest chain of dependent jobs that starts with it (``users``:
+    :func:`_users`)."""
     seconds = {job.jobid: job.seconds for job in jobs}
     chain: dict[str, float] = {}
 
@@ -111,10 +111,9 @@ def critical_path(jobs: Sequence[Job]) -> list[Job]:
     """The longest chain of jobs each of which reads an output of the one before."""
     if not jobs:
         return []
-    needs = dependencies(jobs)
-    chain = _chains(jobs, needs)
+    users = _users(dependencies(jobs))
+    chain = _chains(jobs, users)
     by_id = {job.jobid: job for job in jobs}
-    users = _users(needs)
     path = [max(jobs, key=lambda job: chain[job.jobid])]
     while users[path[-1].jobid]:
         path.append(by_id[max(users[path[-1].jobid], key=lambda u: chain[u])])
@@ -128,7 +127,8 @@ def projected_minutes(jobs: Sequence[Job], cores: int) -> float:
     if cores < 1:
         raise ValueError(f"cores must be at least 1, not {cores}")
     needs = dependencies(jobs)
-    chain, users = _chains(jobs, needs), _users(needs)
+    users = _users(needs)
+    chain = _chains(jobs, users)
     waiting = {jobid: len(before) for jobid, before in needs.items()}
     by_id = {job.jobid: job for job in jobs}
     ready = [jobid for jobid, count in waiting.items() if count == 0]

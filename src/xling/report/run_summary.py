@@ -27,23 +27,33 @@ NOT_COMPUTED = "n/c"
 LAYER_PREFIX = "L"
 
 
-def _read_csv(run: Path, name: str) -> pd.DataFrame:
-    """One of the claims check's inputs (:data:`INPUTS` names its path under the run)."""
-    return pd.read_csv(run / INPUTS[name][0])
+class _Run:
+    """A run's results folder; each of the claims check's inputs read once, since several
+    numbers come from one file (Figure 7's three)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def csv(self, name: str) -> pd.DataFrame:
+        """One of the claims check's inputs (:data:`INPUTS` names its path under the run)."""
+        if name not in self._frames:
+            self._frames[name] = pd.read_csv(self.path / INPUTS[name][0])
+        return self._frames[name]
 
 
-def _claims(run: Path) -> str:
-    claims = json.loads((run / "report/claims.json").read_text(encoding="utf-8"))["claims"]
+def _claims(run: _Run) -> str:
+    claims = json.loads((run.path / "report/claims.json").read_text(encoding="utf-8"))["claims"]
     supported = sum(claim["verdict"] == "supported" for claim in claims)
     return f"{supported} of {len(claims)}"
 
 
-def _figure7(run: Path) -> pd.DataFrame:
-    return _read_csv(run, "wu_figure7").set_index(["pair", "encoder"])
+def _figure7(run: _Run) -> pd.DataFrame:
+    return run.csv("wu_figure7").set_index(["pair", "encoder"])
 
 
-def _above(encoder: str) -> Callable[[Path], str]:
-    def count(run: Path) -> str:
+def _above(encoder: str) -> Callable[[_Run], str]:
+    def count(run: _Run) -> str:
         frame = _figure7(run)
         layers = [c for c in frame.columns if c.startswith(LAYER_PREFIX) and c[1:].isdigit()]
         pairs = frame.index.get_level_values("pair").unique()
@@ -60,32 +70,32 @@ def _span(values: pd.Series, digits: int = 2) -> str:
     return f"{values.min():.{digits}f} to {values.max():.{digits}f}"
 
 
-def _random_bound(run: Path) -> str:
+def _random_bound(run: _Run) -> str:
     frame = _figure7(run)
     return _span(frame.xs("random", level="encoder")["AVER"])
 
 
-def _pearson(run: Path) -> str:
-    return _span(_read_csv(run, "wu_cka_retrieval")["pearson_r"])
+def _pearson(run: _Run) -> str:
+    return _span(run.csv("wu_cka_retrieval")["pearson_r"])
 
 
-def _tatoeba(run: Path) -> str:
-    frame = _read_csv(run, "wu_figure6")
+def _tatoeba(run: _Run) -> str:
+    frame = run.csv("wu_figure6")
     best = frame.groupby("direction")["p_at_1"].max()
     return f"{_span(best)} (unmapped at most {frame['p_at_1_unmapped'].max():.3f})"
 
 
-def _masked_accuracy(run: Path) -> str:
+def _masked_accuracy(run: _Run) -> str:
     # Bilingual models live under pretrain/<src>-<tgt>/<variant>/; monolingual ones elsewhere.
-    paths = sorted(run.glob("pretrain/*-*/*/summary.json"))
+    paths = sorted(run.path.glob("pretrain/*-*/*/summary.json"))
     if not paths:
         raise FileNotFoundError("pretrain/*-*/*/summary.json")
     values = [json.loads(p.read_text(encoding="utf-8"))["dev_acc"] for p in paths]
     return f"{sum(values) / len(values):.3f} ({len(values)} models)"
 
 
-def _xnli_dev(run: Path) -> str:
-    paths = sorted(run.glob("finetune/*/*/xnli/selected.json"))
+def _xnli_dev(run: _Run) -> str:
+    paths = sorted(run.path.glob("finetune/*/*/xnli/selected.json"))
     if not paths:
         raise FileNotFoundError("finetune/*/*/xnli/selected.json")
     values = [json.loads(p.read_text(encoding="utf-8"))["dev"]["en"] for p in paths]
@@ -93,16 +103,16 @@ def _xnli_dev(run: Path) -> str:
     return f"{min(values):.2f} / {mean:.2f} / {max(values):.2f} ({len(values)} models)"
 
 
-def _table1_default(run: Path) -> str:
-    frame = _read_csv(run, "table1").set_index(KEY)
+def _table1_default(run: _Run) -> str:
+    frame = run.csv("table1").set_index(KEY)
     prefix = score_column(WU_TASKS[0], "")
     first = next(c for c in frame.columns if c.startswith(prefix)).removeprefix(prefix)
     cells = [frame.loc["default", score_column(task, first)] for task in WU_TASKS]
     return f"{first}: " + " / ".join(f"{cell:.1f}" for cell in cells)
 
 
-def _muller_zero_shot(run: Path) -> str:
-    frame = pd.read_csv(run / "muller/tables/table1.csv")
+def _muller_zero_shot(run: _Run) -> str:
+    frame = pd.read_csv(run.path / "muller/tables/table1.csv")
     rows = frame[frame["row"] == "EN - X"]
     if rows.empty:
         raise KeyError("EN - X")
@@ -114,7 +124,7 @@ def _muller_zero_shot(run: Path) -> str:
 
 
 # (label, how to read it); the order is the table's.
-NUMBERS: list[tuple[str, Callable[[Path], str]]] = [
+NUMBERS: list[tuple[str, Callable[[_Run], str]]] = [
     ("claims supported", _claims),
     ("Figure 7: layers, monolingual pair above the random encoder", _above("monolingual")),
     ("Figure 7: layers, bilingual model above the random encoder", _above("bilingual")),
@@ -133,10 +143,10 @@ def summarize(run: str | Path) -> dict[str, str]:
     run = Path(run)
     if not run.is_dir():
         raise FileNotFoundError(f"{run}: no such folder; give a study's results folder")
-    summary = {}
+    summary, files = {}, _Run(run)
     for label, read in NUMBERS:
         try:
-            summary[label] = read(run)
+            summary[label] = read(files)
         except (FileNotFoundError, KeyError, ValueError, StopIteration):
             summary[label] = NOT_COMPUTED  # the run lacks the input (e.g. `select` left it out)
     return summary
