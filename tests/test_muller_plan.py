@@ -131,6 +131,7 @@ def test_a_source_without_training_data_is_rejected_naming_the_key(paper):
         (lambda m: m["similarity"].update(random_init_group="20-21"), "random_init_group"),
         (lambda m: m["tasks"]["ner"].update(epochs=0), "muller.tasks.ner.epochs"),
         (lambda m: m["model"].update(architecture={"depth": 3}), "muller.model.architecture"),
+        (lambda m: m["tasks"]["pos"].update(best_k=2), "muller.tasks.pos.best_k"),
     ],
 )
 def test_inconsistent_settings_are_rejected_naming_the_key(demo, change, key):

@@ -69,7 +69,8 @@ def _selected(tmp_path, group, resample_values=None):
             [{"replicate": r, "source": "en", "target": "fr", "layer": 0, "cka": value}
              for r, value in enumerate(resample_values)]
         ).to_csv(run_dir / "similarity_resamples.csv", index=False)  # fmt: skip
-    run = {"task": "pos", "group": group, "seed": 1, "dir": str(run_dir), "similarity": True}
+    run = {"task": "pos", "source": "en", "group": group, "seed": 1, "dir": str(run_dir)}
+    run["similarity"] = True
     return run, {}
 
 

@@ -594,8 +594,9 @@ def muller_run(tmp_path, experiment, group, items_by_evaluation, dev=0.8):
     run_dir = tmp_path / experiment / group
     run_dir.mkdir(parents=True)
     tests = {name: ratio(items) for name, items in items_by_evaluation.items()}
-    metrics = {"dev": {"en": dev}, "test": tests}
-    (run_dir / "done.json").write_text(json.dumps({"fingerprint": {}, "metrics": metrics}))
+    metrics = {"dev": {"en": dev}, "test": tests, "hp_id": "bs16"}
+    fingerprint = {"group": group, "seed": 1}
+    (run_dir / "done.json").write_text(json.dumps({"fingerprint": fingerprint, "metrics": metrics}))
     write_test_items(run_dir / "test_items.json", "span_f1", items_by_evaluation)
     return {
         "experiment": experiment, "task": "ner", "source": "en", "group": group, "seed": 1,

@@ -3,8 +3,8 @@ fine-tuning, to measure how much of the transfer those pretrained layers carry.
 
 A group names layers of the encoder: ``"all"``, one layer ``"3"`` or a range ``"1-2"``, ``"7-9"``.
 Layers are the 1-based Transformer layers; ``0`` is the embedding layer, so ``"0-1"`` is the
-embeddings and layer 1 (the "embedding-indexed pairs" of Muller et al., Table 2) and ``"all"`` is
-``"0-{layers}"``.
+embeddings and layer 1 (an experiment the paper does not run: its Table 2 heading "Δ0-1" means
+layers 1-2, docs/muller.md) and ``"all"`` is ``"0-{layers}"``.
 
 The parameters are drawn again explicitly with the model's own initialisation rules (never by
 skipping weight loading, which would depend on how a checkpoint happens to be stored):

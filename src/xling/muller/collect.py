@@ -1,9 +1,13 @@
 """Muller et al.'s results as two tables: the selected runs' scores and the similarities.
 
-For every (experiment, task, source, group, seed) the grid point with the best source-language
-dev score is kept (ties: the first in grid order), as the paper selects "with a grid search" on
-"the validation set of the source language" (A.1.1). ``scores.csv`` and ``similarity.csv`` are
-the inputs of the report (columns in docs/muller.md).
+For every (experiment, task, source, group) one grid point is kept, the one with the best
+source-language dev score averaged over the seeds (ties: the first in grid order), and every seed
+is reported at it: the paper selects "the best combination of hyper-parameters with a grid
+search" on "the validation set of the source language" (A.1.1), reports one "best
+hyper-parameters set for each task" (Table 3) and averages the scores "on 5 runs with different
+seeds" (section 3); a best point per seed would report each seed's luckiest point and shrink the
+spread. ``scores.csv`` and ``similarity.csv`` are the inputs of the report (columns in
+docs/muller.md).
 """
 
 from __future__ import annotations
@@ -33,23 +37,46 @@ RESAMPLE_COLUMNS = (
 )  # fmt: skip
 
 
-def _metrics(run_dir: str | Path) -> dict:
-    path = Path(run_dir) / DONE
+def _metrics(run: Mapping[str, Any]) -> dict:
+    """A finished run's metrics, after checking that its ``done.json`` is this run's: the
+    directory alone does not prove it (a copied or moved results folder)."""
+    path = Path(run["dir"]) / DONE
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: the run did not finish; rerun its job")
-    return json.loads(path.read_text(encoding="utf-8"))["metrics"]
+    done = json.loads(path.read_text(encoding="utf-8"))
+    fingerprint, metrics = done.get("fingerprint", {}), done["metrics"]
+    found = {
+        "group": fingerprint.get("group"),
+        "seed": fingerprint.get("seed"),
+        "hp_id": metrics.get("hp_id"),
+    }
+    wrong = {key: value for key, value in found.items() if value != run[key]}
+    if wrong:
+        expected = {key: run[key] for key in wrong}
+        raise ValueError(
+            f"{path} is another run's ({wrong}, this directory's run has {expected}): the "
+            "results folder was moved or copied; delete the directory and rerun its job"
+        )
+    return metrics
 
 
 def select_runs(runs: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], dict]]:
-    """The best grid point of every (experiment, task, source, group, seed), with its metrics."""
-    best: dict[tuple, tuple[Mapping[str, Any], dict, float]] = {}
-    for run in runs:
-        metrics = _metrics(run["dir"])
-        key = tuple(run[k] for k in ("experiment", "task", "source", "group", "seed"))
-        dev = metrics["dev"][run["source"]]
-        if key not in best or dev > best[key][2]:
-            best[key] = (run, metrics, dev)
-    return [(run, metrics) for run, metrics, _ in best.values()]
+    """Every seed's run at the grid point with the best mean source dev score over the seeds, per
+    (experiment, task, source, group), with its metrics; in the order of ``runs``."""
+    finished = [(run, _metrics(run)) for run in runs]
+    dev_scores: dict[tuple, dict[str, list[float]]] = {}
+    for run, metrics in finished:
+        points = dev_scores.setdefault(_setup_group(run), {})
+        points.setdefault(run["hp_id"], []).append(metrics["dev"][run["source"]])
+    best = {}
+    for key, points in dev_scores.items():
+        means = {hp: sum(scores) / len(scores) for hp, scores in points.items()}
+        best[key] = max(means, key=lambda hp: means[hp])  # the first of equal means
+    return [(run, metrics) for run, metrics in finished if run["hp_id"] == best[_setup_group(run)]]
+
+
+def _setup_group(run: Mapping[str, Any]) -> tuple:
+    return tuple(run[k] for k in ("experiment", "task", "source", "group"))
 
 
 def score_rows(
@@ -93,7 +120,16 @@ def similarity_rows(
             continue
         meta = {"model": "finetuned", "task": run["task"], "group": run["group"]}
         meta["seed"] = run["seed"]
-        rows += [meta | row for row in _read_csv(Path(run["dir"]) / name)]
+        path = Path(run["dir"]) / name
+        measured = _read_csv(path)
+        others = sorted({row["source"] for row in measured} - {run["source"]})
+        if others:  # a run measured before each model compared its own source only
+            raise ValueError(
+                f"{path} has rows from source(s) {others}, not only from the model's own "
+                f"source {run['source']!r}, and would mix models: delete {run['dir']} and rerun "
+                "its job"
+            )
+        rows += [meta | row for row in measured]
     return [{column: row.get(column) for column in columns} for row in rows]
 
 

@@ -354,6 +354,12 @@ def _check_tasks(section: Mapping[str, Any]) -> None:
     if not section["tasks"]:
         raise ConfigError("config key 'muller.tasks' is empty; add parsing, pos and/or ner")
     for task, settings in section["tasks"].items():
+        if settings.get("best_k", 1) != 1:
+            raise ConfigError(
+                f"config key 'muller.tasks.{task}.best_k' is {settings['best_k']}: Muller et al. "
+                "report every seed at the one grid point with the best mean source dev score, so "
+                "only 1 is meaningful here; drop the key (best_k averages Table 1's grid points)"
+            )
         for source in section["sources"]:
             _train_dataset(section, task, source)
         for lang in section["languages"]:
