@@ -264,6 +264,14 @@ def test_muse_writer_round_trips_and_reader_reverses(tmp_path):
     path = write(tmp_path, "en-fr.txt", text + format_muse_entry("paris", "paris"))
     assert read_muse(path) == {"cat": {"chat": 1.0, "minou": 1.0}}
     assert read_muse(path, reverse=True) == {"chat": {"cat": 1.0}, "minou": {"cat": 1.0}}
+    assert read_muse(path, keep_identical=True)["paris"] == {"paris": 1.0}
+
+
+def test_word_translation_keeps_identical_pairs_as_muse_does(tmp_path):
+    from xling.analysis.words import dictionary_pairs
+
+    path = write(tmp_path, "en-fr.txt", "paris paris\ncat chat\ncat cat\n")
+    assert dictionary_pairs(path) == [("paris", "paris"), ("cat", "chat"), ("cat", "cat")]
 
 
 def test_alignments_round_trip(tmp_path):

@@ -46,6 +46,38 @@ def test_a_missing_dictionary_or_tatoeba_file_says_where_to_get_it(tmp_path):
     assert "data.tatoeba" in str(error.value)
 
 
+def test_figure_4a_scores_embeddings_and_fasttext_on_the_same_words(tmp_path, monkeypatch):
+    from xling.analysis import words as module
+
+    embedding_words = {"en": ["cat", "dog", "house", "ing"], "fr": ["chat", "chien", "tion"]}
+    fasttext_words = {"en": ["the", "cat", "dog", "house"], "fr": ["le", "chat", "maison"]}
+
+    def vectors(words):
+        return words, np.ones((len(words), 2))
+
+    monkeypatch.setattr(
+        module, "single_subword_embeddings", lambda model, tok, lang: vectors(embedding_words[lang])
+    )
+    monkeypatch.setattr(module, "read_vec", lambda path, limit: vectors(fasttext_words[path]))
+    monkeypatch.setattr(module, "load_word_vectors", lambda path: ([], np.zeros((0, 0, 2))))
+    monkeypatch.setattr(module, "dictionary_pairs", lambda path: [("cat", "chat")])
+    scored = []
+
+    def record(source_words, _s, target_words, _t, *args, map_spaces, **kwargs):
+        scored.append((list(source_words), list(target_words)))
+        return {"p_at_1": 0.0, "hits": {}}
+
+    monkeypatch.setattr(module, "translation_p_at_1", record)
+    settings = {"vocabulary": 10, "csls_k": 10, "normalize_rounds": 5}
+    rows = module.word_alignment_rows(
+        ((None, None, "en"), (None, None, "fr")), ("c_en", "c_fr"), ("en", "fr"), ("tr", "te"),
+        settings,
+    )  # fmt: skip
+    methods = [row["method"] for row in rows]
+    embeddings, subset = (scored[methods.index(m)] for m in ("embeddings", "fasttext_subset"))
+    assert embeddings == subset == (["cat", "dog", "house"], ["chat"])
+
+
 def test_same_words_keeps_the_vectors_of_the_given_words_in_their_own_order():
     from xling.analysis.words import same_words
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
 
 from xling.analysis.cka import cka, resampled_cka_rows
 from xling.analysis.representations import framing, mean_pooled_layers
@@ -124,8 +123,7 @@ def figure7_states(
             break
     if len(encoded[0]) < 4:
         raise ValueError(f"only {len(encoded[0])} usable parallel sentences; CKA needs at least 4")
-    torch.manual_seed(seed)
-    random_target = MLMEncoder(target[0].config)
+    random_target = random_like(target[0], seed)
 
     def pooled(model, ids, tokenizer, lang):
         return mean_pooled_layers(model, ids, lang, **framing(tokenizer))

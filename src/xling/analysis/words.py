@@ -3,7 +3,8 @@
 Three kinds of word vectors of each language are mapped with Procrustes on the MUSE train
 dictionary and scored by CSLS retrieval (K = 10) on the MUSE test dictionary:
 
-* ``embeddings``: the monolingual model's embedding matrix, words that are a single subword (4a);
+* ``embeddings``: the monolingual model's embedding matrix, words that are a single subword and
+  have a fastText vector (4a);
 * ``fasttext_subset``: fastText vectors of the same text, restricted to those same words (4a's
   baseline: "slightly better performance than the same subset of fastText");
 * ``fasttext``: fastText vectors of the same text, its first ``vocabulary`` words (the baseline
@@ -36,9 +37,12 @@ MUSE_FIX = (
 
 
 def dictionary_pairs(path: StrPath) -> list[tuple[str, str]]:
-    """Every (source word, translation) of a MUSE dictionary, in file order."""
+    """Every (source word, translation) of a MUSE dictionary, in file order, identical pairs
+    included (MUSE keeps them: in the paper's monolingual spaces a word and its identical
+    translation are two unrelated vectors, as any other pair)."""
     require_file(path, "a MUSE bilingual dictionary", MUSE_FIX)
-    return [(word, target) for word, targets in read_muse(path).items() for target in targets]
+    entries = read_muse(path, keep_identical=True)
+    return [(word, target) for word, targets in entries.items() for target in targets]
 
 
 def _score(method: str, layer, source, target, train, test, settings) -> list[dict]:
@@ -60,8 +64,8 @@ def _score(method: str, layer, source, target, train, test, settings) -> list[di
 def same_words(
     vectors: tuple[list[str], np.ndarray], words: Sequence[str]
 ) -> tuple[list[str], np.ndarray]:
-    """The rows of ``vectors`` whose word is in ``words``, in the order of ``vectors``: fastText
-    on the words of the embedding matrix (Figure 4a compares the two on the same words)."""
+    """The rows of ``vectors`` whose word is in ``words``, in the order of ``vectors`` (Figure 4a
+    compares the embedding matrix and fastText on the words both have)."""
     wanted = set(words)
     vocabulary, matrix = vectors
     rows = [index for index, word in enumerate(vocabulary) if word in wanted]
@@ -89,9 +93,15 @@ def word_alignment_rows(
     for model, tokenizer, lang in models:
         words, matrix = single_subword_embeddings(model, tokenizer, lang)
         embeddings.append((words[:limit], np.asarray(matrix[:limit], dtype=np.float64)))
-    rows += _score("embeddings", None, *embeddings, train, test, settings)
     vectors = [read_vec(path, limit=limit) for path in fasttext]
-    subsets = [same_words(side, kept) for side, (kept, _) in zip(vectors, embeddings, strict=True)]
+    # Figure 4a compares the two on the same words: those of both vocabularies, on each side
+    # (a subword such as "ing" has no fastText vector, a rare word no single subword)
+    shared = [
+        same_words(side, words)
+        for side, words in zip(embeddings, (words for words, _ in vectors), strict=True)
+    ]
+    subsets = [same_words(side, kept) for side, (kept, _) in zip(vectors, shared, strict=True)]
+    rows += _score("embeddings", None, *shared, train, test, settings)
     rows += _score("fasttext_subset", None, *subsets, train, test, settings)
     rows += _score("fasttext", None, *vectors, train, test, settings)
     (source_words, source_layers), (target_words, target_layers) = (

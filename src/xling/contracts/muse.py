@@ -18,11 +18,14 @@ _FORMAT_FIX = (
 )
 
 
-def read_muse(path: StrPath, *, reverse: bool = False) -> dict[str, dict[str, float]]:
+def read_muse(
+    path: StrPath, *, reverse: bool = False, keep_identical: bool = False
+) -> dict[str, dict[str, float]]:
     """Word -> {translation: weight}; ``reverse=True`` maps the second column to the first.
 
-    Blank lines are skipped; a pair of identical words is left out (it translates nothing); a
-    repeated pair keeps its first weight.
+    Blank lines are skipped; a pair of identical words is left out (code-switching: it replaces
+    nothing) unless ``keep_identical`` (word translation: MUSE's evaluation keeps such pairs,
+    ``paris paris``, as any other); a repeated pair keeps its first weight.
 
     Raises:
         InputFileError: a line that does not parse, a weight that is not a positive number,
@@ -37,11 +40,13 @@ def read_muse(path: StrPath, *, reverse: bool = False) -> dict[str, dict[str, fl
             raise InputFileError(path, f"cannot parse {text[:80]!r}", line=number, fix=_FORMAT_FIX)
         weight = _parse_weight(fields[2], path, number) if len(fields) == 3 else 1.0
         source, target = (fields[1], fields[0]) if reverse else (fields[0], fields[1])
-        if source != target:
+        if keep_identical or source != target:
             entries.setdefault(source, {}).setdefault(target, weight)
     if not entries:
         raise InputFileError(
-            path, "no dictionary entry (other than identical pairs)", fix=_FORMAT_FIX
+            path,
+            "no dictionary entry" + ("" if keep_identical else " (other than identical pairs)"),
+            fix=_FORMAT_FIX,
         )
     return entries
 

@@ -29,12 +29,14 @@ from __future__ import annotations
 import copy
 import re
 
+import numpy as np
 import torch
 from torch import nn
 
 from xling.model.encoder import MLMEncoder
 
 ALL = "all"
+_RANDOM_ENCODER = 0x52414E44  # the random encoders' stream ("RAND")
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?")
 
 
@@ -138,11 +140,19 @@ def reinitialize(encoder: nn.Module, group: str, seed: int) -> list[str]:
 
 def random_like(encoder: nn.Module, seed: int) -> nn.Module:
     """A randomly initialised encoder of ``encoder``'s architecture (the lower bound of the CKA
-    analyses). An MLMEncoder is built afresh under ``torch.manual_seed(seed)``, as those analyses
-    always drew it; any other encoder is copied and drawn again whole (group ``"all"``)."""
+    analyses), drawn from a stream of its own (:func:`random_encoder_seed`): pretraining builds
+    its model under ``torch.manual_seed(seed)``, and a bound drawn under the same seed would be
+    the trained model's own starting weights, not an unrelated encoder. An MLMEncoder is built
+    afresh; any other encoder is copied and drawn again whole (group ``"all"``)."""
+    stream = random_encoder_seed(seed)
     if isinstance(encoder, MLMEncoder):
-        torch.manual_seed(seed)
+        torch.manual_seed(stream)
         return MLMEncoder(encoder.config)
     fresh = copy.deepcopy(encoder)
-    reinitialize(fresh, ALL, seed)
+    reinitialize(fresh, ALL, stream)
     return fresh
+
+
+def random_encoder_seed(seed: int) -> int:
+    """The seed of the random encoders drawn for ``seed``: fixed, and apart from ``seed`` itself."""
+    return int(np.random.SeedSequence([seed, _RANDOM_ENCODER]).generate_state(1)[0])

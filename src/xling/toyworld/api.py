@@ -67,7 +67,7 @@ def output_paths(spec: dict) -> list[str]:
 def dictionary_languages(spec: dict) -> list[str]:
     """The languages a MUSE dictionary from English is written for: every one but English that
     writes some word differently from it (en', anchor share 1, would get identical pairs only,
-    which MUSE's reader drops, as MUSE has no English-English dictionary)."""
+    as MUSE has no English-English dictionary)."""
     profiles = spec["profiles"]
     return [lang for lang in spec["languages"] if profiles[lang]["anchor_share"] < 1]
 
