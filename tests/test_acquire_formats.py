@@ -10,7 +10,7 @@ from xling.acquire.ner_import import (
 )
 from xling.acquire.xnli import import_xnli, parallel_sentences
 from xling.contracts.xnli import XNLI_REQUIRED, tsv_rows
-from xling.errors import DataFormatError
+from xling.errors import DataFormatError, InputFileError
 
 HEADER = [
     "language", "gold_label", "sentence1_binary_parse", "sentence2_binary_parse",
@@ -101,10 +101,15 @@ def test_import_conll2003_drops_misc_and_converts_to_iob2(tmp_path):
     )
     for name in ("eng.train", "eng.testa", "eng.testb"):
         (manual / name).write_text(text)
+    # a byte-order mark and Windows line ends, as a file saved on another system may have
+    (manual / "eng.testb").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
     outputs = {split: tmp_path / f"{split}.txt" for split in ("train", "dev", "test")}
     counts = import_ner("conll2003", "en", tmp_path / "manual", outputs)
     assert counts == {"train": 1, "dev": 1, "test": 1}
     assert outputs["test"].read_text() == "en:EU\tB-ORG\nen:rejects\tO\nen:German\tO\n\n"
+    (manual / "eng.testa").write_bytes(text.encode() + b"caf\xe9 NN B-NP O\n")
+    with pytest.raises(InputFileError, match=r"eng\.testa.*line 7"):
+        import_ner("conll2003", "en", tmp_path / "manual", outputs)
 
 
 def test_missing_manual_data_says_where_to_put_it(tmp_path):

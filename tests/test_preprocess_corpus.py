@@ -164,6 +164,14 @@ def test_extract_wikipedia_keeps_paragraphs_only(tmp_path) -> None:
     assert out.read_text(encoding="utf-8").split("\n")[1] == "It has mills."
 
 
+def test_extract_wikipedia_writes_characters_not_html_entities(tmp_path) -> None:
+    text = "'''Zorblat''' & Co is AT&amp;T's rival, 3 < 5 > 2."  # &amp;: an entity in wikitext
+    dump = _dump(tmp_path / "testwiki-pages-articles.xml.bz2", [("Zorblat", text)])
+    out = tmp_path / "wiki.txt"
+    assert extract_wikipedia(dump, out) == 1
+    assert out.read_text(encoding="utf-8") == "Zorblat & Co is AT&T's rival, 3 < 5 > 2.\n"
+
+
 def test_extract_wikipedia_errors(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no Wikipedia dump"):
         extract_wikipedia(tmp_path / "missing.xml.bz2", tmp_path / "out.txt")

@@ -19,6 +19,7 @@ from pathlib import Path
 from xling.acquire.manual import NER_FILES, NER_HOWTO, ner_files
 from xling.contracts.ner import read_ner, write_ner
 from xling.errors import DataFormatError
+from xling.fileio import iter_lines
 from xling.preprocess.segmenters import UserWord, jieba_tokenizer
 
 TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")
@@ -63,23 +64,22 @@ def read_conll2003(path: str | Path) -> list[Sentence]:
             words.clear()
             raw_tags.clear()
 
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if not fields:
-                flush()
-                continue
-            if fields[0] == "-DOCSTART-":
-                continue
-            if len(fields) != 4 or not re.fullmatch(r"O|[BI]-(PER|LOC|ORG|MISC)", fields[3]):
-                raise DataFormatError(
-                    path,
-                    number,
-                    f"found {line.strip()!r}",
-                    "expected 'word POS chunk NER' (IOB tag)",
-                )
-            words.append(fields[0])
-            raw_tags.append(fields[3])
+    for number, line in iter_lines(path):
+        fields = line.split()
+        if not fields:
+            flush()
+            continue
+        if fields[0] == "-DOCSTART-":
+            continue
+        if len(fields) != 4 or not re.fullmatch(r"O|[BI]-(PER|LOC|ORG|MISC)", fields[3]):
+            raise DataFormatError(
+                path,
+                number,
+                f"found {line.strip()!r}",
+                "expected 'word POS chunk NER' (IOB tag)",
+            )
+        words.append(fields[0])
+        raw_tags.append(fields[3])
     flush()
     return sentences
 
@@ -89,28 +89,25 @@ def read_char_bio(path: str | Path) -> list[tuple[str, list[str]]]:
     sentences = []
     chars: list[str] = []
     tags: list[str] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if not fields:
-                if chars:
-                    sentences.append(("".join(chars), tags))
-                    chars, tags = [], []
-                continue
-            if len(fields) != 2 or len(fields[0]) != 1:
-                raise DataFormatError(
-                    path, number, f"found {line.strip()!r}", "expected '<one character> <tag>'"
-                )
-            tag = fields[1]
-            if tag != "O":
-                match = re.fullmatch(r"([BIM])-(\w+)", tag)
-                if not match or match.group(2).upper() not in MSRA_TYPES:
-                    raise DataFormatError(path, number, f"unknown tag {tag!r}")
-                tag = (
-                    f"{'B' if match.group(1) == 'B' else 'I'}-{MSRA_TYPES[match.group(2).upper()]}"
-                )
-            chars.append(fields[0])
-            tags.append(tag)
+    for number, line in iter_lines(path):
+        fields = line.split()
+        if not fields:
+            if chars:
+                sentences.append(("".join(chars), tags))
+                chars, tags = [], []
+            continue
+        if len(fields) != 2 or len(fields[0]) != 1:
+            raise DataFormatError(
+                path, number, f"found {line.strip()!r}", "expected '<one character> <tag>'"
+            )
+        tag = fields[1]
+        if tag != "O":
+            match = re.fullmatch(r"([BIM])-(\w+)", tag)
+            if not match or match.group(2).upper() not in MSRA_TYPES:
+                raise DataFormatError(path, number, f"unknown tag {tag!r}")
+            tag = f"{'B' if match.group(1) == 'B' else 'I'}-{MSRA_TYPES[match.group(2).upper()]}"
+        chars.append(fields[0])
+        tags.append(tag)
     if chars:
         sentences.append(("".join(chars), tags))
     return sentences

@@ -9,6 +9,7 @@ removes with ``grep``/``sed`` (``<doc ...>`` and ``</doc>`` lines, empty lines) 
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -92,7 +93,9 @@ def extract_wikipedia(
                     ) from None
                 # splitlines also breaks at \r, \x85, \u2028...: no reader will see a line break
                 # inside a paragraph line, whatever its idea of a newline.
-                for paragraph in text.splitlines():
+                # wikiextractor escapes &, < and > as HTML entities by default (--html-safe, on
+                # in JSON output too), which Moses would cut into "& amp ;": undo it.
+                for paragraph in html.unescape(text).splitlines():
                     paragraph = paragraph.strip()
                     if paragraph:
                         out.write(paragraph)
