@@ -1,7 +1,9 @@
 """Template downloads of the paper study: CC-100's own language names, and sha256 pins by file
-name for every template source (commoncrawl, muse, tatoeba, fasttext)."""
+name for every template source (commoncrawl, muse, tatoeba, fasttext), which the job reads from
+the config itself (a pin is not a param: pinning after the first download reruns nothing)."""
 
 from tests.dag import rule_settings
+from xling.acquire.download import pinned_sha256
 
 HEX = "ab" * 32
 
@@ -16,9 +18,14 @@ def test_cc100_chinese_is_zh_hans_and_a_pinned_checksum_reaches_the_job(repo, tm
     )  # fmt: skip
     sources = sorted((params["source"] for params, _ in jobs), key=lambda s: s["url"])
     assert sources == [
-        {"url": "https://data.statmt.org/cc-100/fr.txt.xz"},  # nothing pinned: not verified
-        {"url": "https://data.statmt.org/cc-100/zh-Hans.txt.xz", "sha256": HEX},
+        {"url": "https://data.statmt.org/cc-100/fr.txt.xz", "pin": ["commoncrawl", "fr.txt.xz"]},
+        {
+            "url": "https://data.statmt.org/cc-100/zh-Hans.txt.xz",
+            "pin": ["commoncrawl", "zh-Hans.txt.xz"],
+        },
     ]
+    data = config["data"]
+    assert [pinned_sha256(data, *source["pin"]) for source in sources] == [None, HEX]
 
 
 def test_muse_files_take_their_pins_by_file_name(repo, tmp_path):
@@ -29,4 +36,17 @@ def test_muse_files_take_their_pins_by_file_name(repo, tmp_path):
     )  # fmt: skip
     (params, _), *_ = jobs
     assert params["source"]["url"].endswith("/en-fr.5000-6500.txt")
-    assert params["source"]["sha256"] == HEX
+    assert pinned_sha256(config["data"], *params["source"]["pin"]) == HEX
+
+
+def test_a_download_pinned_after_it_ran_keeps_its_params(repo, tmp_path):
+    def source(config):
+        (params, _), *_ = rule_settings(
+            [repo / "config/config.yaml"], tmp_path, "download",
+            targets=("results/paper/raw/downloads/ud23",), config=config,
+        )  # fmt: skip
+        return params["source"]
+
+    pinned = {"data": {"downloads": {"ud23": {"sha256": HEX}}}}
+    assert source(pinned) == source({}) == {"url": source({})["url"], "pin": ["downloads", "ud23"]}
+    assert pinned_sha256({"downloads": {"ud23": {"url": "u", "sha256": HEX}}}, "downloads", "ud23")

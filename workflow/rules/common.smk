@@ -111,7 +111,7 @@ def get_download_settings(wildcards):
             f"no download named {wildcards.resource!r} in config key 'data.downloads' "
             f"(known: {', '.join(sorted(downloads))})"
         )
-    return downloads[wildcards.resource]
+    return {"url": downloads[wildcards.resource]["url"], "pin": ["downloads", wildcards.resource]}
 
 
 def get_wikipedia_dump(wildcards):
@@ -119,15 +119,12 @@ def get_wikipedia_dump(wildcards):
 
 
 def templated_source(section, **fields):
-    """A download of config ``data.<section>``: its url template filled in, and the sha256 pinned
-    for that file name under ``data.<section>.sha256`` if any."""
-    settings = config["data"][section]
-    url = settings["url"].format(**fields)
-    source = {"url": url}
-    pinned = (settings.get("sha256") or {}).get(url.rsplit("/", 1)[-1])
-    if pinned:
-        source["sha256"] = pinned
-    return source
+    """A download of config ``data.<section>``: its url template filled in, and where its sha256
+    may be pinned (``data.<section>.sha256``, by file name; xling.acquire.download.pinned_sha256).
+    The job reads the pin itself: as a param, pinning a checksum after the first download would
+    rerun the download and every job after it."""
+    url = config["data"][section]["url"].format(**fields)
+    return {"url": url, "pin": [section, url.rsplit("/", 1)[-1]]}
 
 
 def get_commoncrawl_source(wildcards):

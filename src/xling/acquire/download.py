@@ -292,6 +292,15 @@ def _judge(url: str, error: Exception) -> tuple[str, float | None]:
     return f"{type(error).__name__}: {error}", None
 
 
+def pinned_sha256(data: dict, section: str, name: str) -> str | None:
+    """The sha256 pinned in config ``data`` for a download: ``data.downloads.<name>.sha256`` when
+    ``section`` is ``downloads``, else ``data.<section>.sha256.<file name>`` (template sources
+    such as ``muse``); None where nothing is pinned."""
+    if section == "downloads":
+        return data["downloads"][name].get("sha256")
+    return (data[section].get("sha256") or {}).get(name)
+
+
 def fetch(
     url: str,
     dest: str | Path,
