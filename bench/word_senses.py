@@ -119,7 +119,7 @@ def main() -> None:
             model = load_pretrained(out / "model")
             tokenizer = SubwordTokenizer.load(out / "model/tokenizer")
             words, layers = contextual_word_vectors(
-                model, tokenizer, corpus_sentences(corpus, args.sentences), "en",
+                model, tokenizer, corpus_sentences(corpus, args.sentences, demo["seed"]), "en",
                 words=set(forms.values()),
             )  # fmt: skip
         scores = [sense_correlation(toy.world, forms, words, layer) for layer in layers]

@@ -45,10 +45,9 @@ def trained_vectors(results: Path, demo: dict, lang: str, seed: int, scratch: Pa
     settings = demo["analysis"]["word_alignment"]
     corpus = results / f"preprocess/wiki/{lang}.train.txt"
     sentences = settings["contextual_sentences"]
-    vocabulary = frequent_words(corpus, sentences, settings["vocabulary"])
-    return contextual_word_vectors(
-        model, tokenizer, corpus_sentences(corpus, sentences), lang, words=vocabulary
-    )
+    vocabulary = frequent_words(corpus, sentences, settings["vocabulary"], demo["seed"])
+    drawn = corpus_sentences(corpus, sentences, demo["seed"])
+    return contextual_word_vectors(model, tokenizer, drawn, lang, words=vocabulary)
 
 
 def p_at_1(source, target, train_pairs, test_pairs, map_spaces: bool) -> float:

@@ -10,19 +10,32 @@ from xling.analysis.wordvectors import (
 from xling.errors import InputFileError
 
 
-def test_frequent_words_ranks_by_count_then_alphabet_within_the_sentence_limit(tmp_path):
+def test_frequent_words_ranks_by_count_then_alphabet(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("b a a\n\nc b\nz z z z\n", encoding="utf-8")
-    assert list(corpus_sentences(corpus, 2)) == [["b", "a", "a"], ["c", "b"]]
-    assert frequent_words(corpus, 2, limit=2) == ["a", "b"]  # a and b: 2 each; c: 1
-    assert frequent_words(corpus, 3, limit=1) == ["z"]
+    assert list(corpus_sentences(corpus, 3, seed=0)) == [["b", "a", "a"], ["c", "b"], ["z"] * 4]
+    assert frequent_words(corpus, 3, limit=2, seed=0) == ["z", "a"]  # a, b: 2 each; alphabetical
+
+
+def test_the_sentences_are_drawn_from_the_whole_corpus_in_its_order(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    lines = [f"first {i}" for i in range(500)] + [""] + [f"second {i}" for i in range(500)]
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    drawn = [" ".join(words) for words in corpus_sentences(corpus, 100, seed=3)]
+    assert len(drawn) == len(set(drawn)) == 100
+    assert drawn == [line for line in lines if line in set(drawn)]  # corpus order
+    halves = {line.split()[0] for line in drawn}
+    assert halves == {"first", "second"}  # not the first 100 lines: a topic-ordered dump
+    assert drawn == [" ".join(w) for w in corpus_sentences(corpus, 100, seed=3)]
+    assert drawn != [" ".join(w) for w in corpus_sentences(corpus, 100, seed=4)]
+    assert frequent_words(corpus, 100, 1, seed=3)[0] in halves
 
 
 def test_an_empty_corpus_is_named(tmp_path):
     corpus = tmp_path / "empty.txt"
     corpus.write_text("\n\n", encoding="utf-8")
     with pytest.raises(InputFileError, match=r"empty\.txt: no word"):
-        frequent_words(corpus, 10, limit=5)
+        frequent_words(corpus, 10, limit=5, seed=0)
 
 
 def test_word_vectors_round_trip_as_float32(tmp_path):

@@ -75,6 +75,7 @@ if S5:
         threads: 1
         params:
             settings=WORD_SETTINGS,
+            seed=config["seed"],  # which sentences are drawn
         script:
             "../scripts/contextual_words.py"
 

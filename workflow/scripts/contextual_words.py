@@ -15,14 +15,13 @@ def main(smk):
     settings, lang = smk.params.settings, smk.wildcards.lang
     model = load_pretrained(smk.input.model)
     tokenizer = SubwordTokenizer.load(f"{smk.input.model}/tokenizer")
-    sentences = settings["contextual_sentences"]
+    sentences, seed = settings["contextual_sentences"], smk.params.seed
     # Only the words kept for retrieval are averaged (memory: words x layers x dim).
-    vocabulary = frequent_words(smk.input.corpus, sentences, settings["vocabulary"])
-    words, layers = contextual_word_vectors(
-        model, tokenizer, corpus_sentences(smk.input.corpus, sentences), lang, words=vocabulary
-    )
+    vocabulary = frequent_words(smk.input.corpus, sentences, settings["vocabulary"], seed)
+    drawn = corpus_sentences(smk.input.corpus, sentences, seed)
+    words, layers = contextual_word_vectors(model, tokenizer, drawn, lang, words=vocabulary)
     save_word_vectors(smk.output[0], words, layers)
-    print(f"{len(words)} words, {len(layers)} layers, from at most {sentences} sentences")
+    print(f"{len(words)} words, {len(layers)} layers, from {sentences} sentences at most")
 
 
 _bootstrap.run(main, snakemake)

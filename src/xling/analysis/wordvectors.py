@@ -17,23 +17,35 @@ from xling.errors import InputFileError
 from xling.fileio import StrPath, iter_lines
 
 
-def corpus_sentences(path: StrPath, limit: int) -> Iterator[list[str]]:
-    """The first ``limit`` non-empty lines of a tokenized corpus, as word lists."""
-    taken = 0
+def corpus_sentences(path: StrPath, limit: int, seed: int) -> Iterator[list[str]]:
+    """``limit`` non-empty lines of a tokenized corpus drawn uniformly without replacement (every
+    line when it has no more), as word lists in corpus order.
+
+    A draw, not the first lines: a Wikipedia corpus is in the dump's page order (its first 500k
+    lines, Wu §5.1.1's count, would be the oldest articles' topics). Two passes: count, then read
+    the drawn lines, with memory for ``limit`` positions only.
+    """
+    total = sum(1 for _, line in iter_lines(path) if line.split())
+    if total > limit:
+        drawn = np.random.default_rng(seed).choice(total, size=limit, replace=False)
+        wanted = np.zeros(total, dtype=bool)
+        wanted[drawn] = True
+    index = 0
     for _, line in iter_lines(path):
         words = line.split()
         if not words:
             continue
-        yield words
-        taken += 1
-        if taken == limit:
-            return
+        if total <= limit or wanted[index]:
+            yield words
+        index += 1
 
 
-def frequent_words(path: StrPath, sentences: int, limit: int) -> list[str]:
-    """The ``limit`` most frequent word types of the first ``sentences`` sentences (ties:
-    alphabetical), the vocabulary that contextual vectors are kept for (Wu §5.1.1: 200k)."""
-    counts = Counter(word for words in corpus_sentences(path, sentences) for word in words)
+def frequent_words(path: StrPath, sentences: int, limit: int, seed: int) -> list[str]:
+    """The ``limit`` most frequent word types of the ``sentences`` sentences that
+    :func:`corpus_sentences` draws with ``seed`` (ties: alphabetical), the vocabulary that
+    contextual vectors are kept for (Wu §5.1.1: 200k)."""
+    drawn = corpus_sentences(path, sentences, seed)
+    counts = Counter(word for words in drawn for word in words)
     if not counts:
         raise InputFileError(path, "no word in the corpus", fix="check the preprocess stage")
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
