@@ -84,3 +84,18 @@ def test_optimizer_follows_the_schedule_and_its_state_round_trips():
     copy_schedule.load_state_dict(schedule.state_dict())
     assert copy.param_groups[0]["lr"] == optimizer.param_groups[0]["lr"]
     assert copy_schedule.last_epoch == 15
+
+
+def test_the_paper_study_takes_xlm_recipe_adam_epsilon_and_weight_decay():
+    from pathlib import Path
+
+    from xling import config as xconfig
+
+    config = xconfig.validate(xconfig.load_yaml(Path(__file__).parents[1] / "config/config.yaml"))
+    fields = {k: v for k, v in config["pretrain"].items() if k not in xconfig.PRETRAIN_JOB_KEYS}
+    settings = PretrainSettings(**fields)
+    assert (settings.adam_eps, settings.weight_decay, settings.adam_betas) == (
+        1e-6,
+        0.01,
+        (0.9, 0.999),
+    )
