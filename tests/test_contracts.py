@@ -9,6 +9,7 @@ from xling.contracts.conllu import (
     ConlluWord,
     format_conllu_sentence,
     read_conllu,
+    surface_tokens,
     write_conllu_predictions,
 )
 from xling.contracts.muse import format_muse_entry, read_muse
@@ -99,6 +100,25 @@ def test_conllu_keeps_syntactic_words_only(tmp_path):
     assert first.upos == ["DET", "NOUN", "VERB", "PUNCT"]
     assert first.line == 1 and second.line == 10
     assert first.where(3) == f"{tmp_path / 'a.conllu'}:8"
+
+
+def test_surface_tokens_keep_multiword_tokens_as_written(tmp_path):
+    rows = [
+        "# text = Au chat du voisin.",
+        "1-2\tAu\t_\t_\t_\t_\t_\t_\t_\t_",
+        "1\tà\tà\tADP\t_\t_\t3\tcase\t_\t_",
+        "2\tle\tle\tDET\t_\t_\t3\tdet\t_\t_",
+        "3\tchat\tchat\tNOUN\t_\t_\t0\troot\t_\t_",
+        "3.1\tvu\t_\t_\t_\t_\t_\t_\t3:dep\t_",
+        "4-5\tdu\t_\t_\t_\t_\t_\t_\t_\t_",
+        "4\tde\tde\tADP\t_\t_\t6\tcase\t_\t_",
+        "5\tle\tle\tDET\t_\t_\t6\tdet\t_\t_",
+        "6\tvoisin\tvoisin\tNOUN\t_\t_\t3\tnmod\t_\tSpaceAfter=No",
+        "7\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_",
+    ]
+    (sentence,) = read_conllu(write(tmp_path, "pud.conllu", "\n".join(rows) + "\n\n"))
+    assert sentence.words == ["à", "le", "chat", "de", "le", "voisin", "."]
+    assert surface_tokens(sentence) == ["Au", "chat", "du", "voisin", "."]
 
 
 def test_conllu_writer_replaces_head_and_deprel_only(tmp_path):

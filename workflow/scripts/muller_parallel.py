@@ -8,7 +8,7 @@ def main(smk):
 
     from xling.analysis.loading import load_model_and_tokenizer
     from xling.atomic import atomic_open
-    from xling.contracts.conllu import read_conllu
+    from xling.contracts.conllu import read_conllu, surface_tokens
     from xling.fileio import read_lines
     from xling.muller.similarity import parallel_ids
 
@@ -17,7 +17,8 @@ def main(smk):
     for lang in smk.params.languages:
         path = smk.input[lang]
         if path.endswith(".conllu"):
-            words[lang] = [sentence.words for sentence in read_conllu(path)]
+            # as the paper's model reads PUD: its text, "du", not the syntactic words "de le"
+            words[lang] = [surface_tokens(sentence) for sentence in read_conllu(path)]
         else:
             words[lang] = [line.split() for line in read_lines(path)]
     ids = parallel_ids(tokenizer, words, smk.params.sentences)

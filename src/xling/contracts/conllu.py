@@ -66,6 +66,24 @@ class ParsedSentence:
         return f"{self.path}:{self.line + row}"
 
 
+def surface_tokens(sentence: ParsedSentence) -> list[str]:
+    """The sentence's tokens as written: a multi-word token (``1-2 du`` over ``de`` ``le``) is
+    its surface form, not its syntactic words, as a model reading the raw text sees it."""
+    tokens: list[str] = []
+    covered = 0  # the last word ID inside the multi-word range being read
+    for line in sentence.block:
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        first, dash, last = fields[0].partition("-")
+        if dash:
+            tokens.append(fields[1])
+            covered = int(last)
+        elif "." not in first and int(first) > covered:
+            tokens.append(fields[1])
+    return tokens
+
+
 def _conllu_blocks(path: str | Path) -> Iterator[tuple[int, list[str]]]:
     block: list[str] = []
     start = 0
