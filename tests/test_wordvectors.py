@@ -59,36 +59,55 @@ def test_a_missing_dictionary_or_tatoeba_file_says_where_to_get_it(tmp_path):
     assert "data.tatoeba" in str(error.value)
 
 
-def test_figure_4a_scores_embeddings_and_fasttext_on_the_same_words(tmp_path, monkeypatch):
+def _scored_words(monkeypatch, embedding_words, fasttext_words, pairs, **settings):
+    """word_alignment_rows on stand-in vectors: each row's (method, source words, target words,
+    test pairs) as handed to the retrieval."""
     from xling.analysis import words as module
 
-    embedding_words = {"en": ["cat", "dog", "house", "ing"], "fr": ["chat", "chien", "tion"]}
-    fasttext_words = {"en": ["the", "cat", "dog", "house"], "fr": ["le", "chat", "maison"]}
-
     def vectors(words):
-        return words, np.ones((len(words), 2))
+        return words, np.arange(2.0 * len(words)).reshape(-1, 2)
 
     monkeypatch.setattr(
         module, "single_subword_embeddings", lambda model, tok, lang: vectors(embedding_words[lang])
     )
     monkeypatch.setattr(module, "read_vec", lambda path, limit: vectors(fasttext_words[path]))
     monkeypatch.setattr(module, "load_word_vectors", lambda path: ([], np.zeros((0, 0, 2))))
-    monkeypatch.setattr(module, "dictionary_pairs", lambda path: [("cat", "chat")])
+    monkeypatch.setattr(module, "dictionary_pairs", lambda path: pairs)
     scored = []
 
-    def record(source_words, _s, target_words, _t, *args, map_spaces, **kwargs):
-        scored.append((list(source_words), list(target_words)))
+    def record(source_words, source, target_words, _t, _train, test, *args, map_spaces, **kw):
+        scored.append((list(source_words), list(target_words), list(test), source))
         return {"p_at_1": 0.0, "hits": {}}
 
     monkeypatch.setattr(module, "translation_p_at_1", record)
-    settings = {"vocabulary": 10, "csls_k": 10, "normalize_rounds": 5}
+    settings = {"vocabulary": 10, "csls_k": 10, "normalize_rounds": 5, **settings}
     rows = module.word_alignment_rows(
         ((None, None, "en"), (None, None, "fr")), ("c_en", "c_fr"), ("en", "fr"), ("tr", "te"),
         settings,
     )  # fmt: skip
-    methods = [row["method"] for row in rows]
-    embeddings, subset = (scored[methods.index(m)] for m in ("embeddings", "fasttext_subset"))
-    assert embeddings == subset == (["cat", "dog", "house"], ["chat"])
+    return {row["method"]: found for row, found in zip(rows, scored, strict=True)}
+
+
+def test_figure_4a_scores_embeddings_and_fasttext_on_the_same_words(monkeypatch):
+    scored = _scored_words(
+        monkeypatch,
+        {"en": ["cat", "dog", "house", "ing"], "fr": ["chat", "chien", "tion"]},
+        {"en": ["the", "cat", "dog", "house"], "fr": ["le", "chat", "maison"]},
+        [("cat", "chat")],
+    )
+    for method in ("embeddings", "fasttext_subset"):
+        assert scored[method][:2] == (["cat", "dog", "house"], ["chat"])
+
+
+def test_words_and_dictionaries_are_lowercased_as_muse_reads_them(monkeypatch):
+    english = ["Paris", "the", "paris", "The"]  # frequency order: "Paris" is the common form
+    kwargs = {"embedding_words": {"en": english, "fr": ["Paris"]}, "pairs": [("Paris", "Paris")]}
+    kwargs["fasttext_words"] = {"en": english, "fr": ["Paris"]}
+    source_words, target_words, test, vectors = _scored_words(monkeypatch, **kwargs)["fasttext"]
+    assert (source_words, target_words, test) == (["paris", "the"], ["paris"], [("paris", "paris")])
+    assert np.array_equal(vectors, [[0.0, 1.0], [2.0, 3.0]])  # the first rows of each word
+    cased = _scored_words(monkeypatch, **kwargs, lowercase=False)["fasttext"]
+    assert cased[0] == english and cased[2] == [("Paris", "Paris")]
 
 
 def test_same_words_keeps_the_vectors_of_the_given_words_in_their_own_order():

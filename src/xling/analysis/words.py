@@ -72,6 +72,21 @@ def same_words(
     return [vocabulary[index] for index in rows], matrix[rows]
 
 
+def lowercased(vectors: tuple[list[str], np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """The vectors with their words lowercased, each lowercased word keeping its first row (the
+    most frequent form, the vocabularies being in frequency order): MUSE reads vectors so, and
+    its dictionaries are lowercase ("paris" finds the vector of "Paris")."""
+    vocabulary, matrix = vectors
+    first: dict[str, int] = {}
+    for index, word in enumerate(vocabulary):
+        first.setdefault(word.lower(), index)
+    return list(first), matrix[list(first.values())]
+
+
+def _lowercased_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    return list(dict.fromkeys((source.lower(), target.lower()) for source, target in pairs))
+
+
 def word_alignment_rows(
     models: tuple,
     contextual: tuple[StrPath, StrPath],
@@ -84,16 +99,20 @@ def word_alignment_rows(
 
     ``models`` holds the source and the target ``(model, tokenizer, lang)``; ``contextual`` and
     ``fasttext`` the two languages' vector files; ``dictionaries`` the MUSE train and test files;
-    ``settings`` is config ``analysis.word_alignment``.
+    ``settings`` is config ``analysis.word_alignment``; with its ``lowercase`` (default true),
+    words and dictionaries are lowercased as MUSE reads them (:func:`lowercased`).
     """
     train, test = (dictionary_pairs(path) for path in dictionaries)
     limit = settings["vocabulary"]
+    fold = lowercased if settings.get("lowercase", True) else (lambda vectors: vectors)
+    if settings.get("lowercase", True):
+        train, test = _lowercased_pairs(train), _lowercased_pairs(test)
     rows = []
     embeddings = []
     for model, tokenizer, lang in models:
         words, matrix = single_subword_embeddings(model, tokenizer, lang)
-        embeddings.append((words[:limit], np.asarray(matrix[:limit], dtype=np.float64)))
-    vectors = [read_vec(path, limit=limit) for path in fasttext]
+        embeddings.append(fold((words[:limit], np.asarray(matrix[:limit], dtype=np.float64))))
+    vectors = [fold(read_vec(path, limit=limit)) for path in fasttext]
     # Figure 4a compares the two on the same words: those of both vocabularies, on each side
     # (a subword such as "ing" has no fastText vector, a rare word no single subword)
     shared = [
@@ -108,6 +127,7 @@ def word_alignment_rows(
         load_word_vectors(path) for path in contextual
     )
     for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
-        source, target = (source_words, x.astype(np.float64)), (target_words, y.astype(np.float64))
+        source = fold((source_words, x.astype(np.float64)))
+        target = fold((target_words, y.astype(np.float64)))
         rows += _score("contextual", layer, source, target, train, test, settings)
     return rows
