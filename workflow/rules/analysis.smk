@@ -110,7 +110,6 @@ if S5:
         params:
             languages=get_section5_languages,
             sentences=config["analysis"]["parallel_sentences"],
-            normalize_rounds=config["analysis"]["word_alignment"]["normalize_rounds"],
         script:
             "../scripts/contextual_mappings.py"
 
