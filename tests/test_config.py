@@ -294,3 +294,16 @@ def test_numbers_and_booleans_spelt_as_strings_are_read_as_values(shipped, repo)
         bad = copy.deepcopy(shipped)
         bad["report"] = {key: value}
         assert "'report.resamples'" in _error(bad, repo) and "integer" in _error(bad, repo)
+
+
+def test_a_pin_keyed_by_a_name_no_download_has_is_rejected(paper):
+    hex64 = "ab" * 32
+    good = {"zh-Hans.txt.xz": hex64, "fr.txt.xz": hex64}
+    paper["data"]["commoncrawl"]["sha256"] = good
+    paper["data"]["muse"]["sha256"] = {"en-fr.5000-6500.txt": hex64}
+    paper["data"]["tatoeba"]["sha256"] = {"tatoeba.fra-eng.eng": hex64}
+    paper["data"]["fasttext"]["sha256"] = {"wiki.zh.vec": hex64}
+    xconfig.validate(copy.deepcopy(paper))
+    paper["data"]["commoncrawl"]["sha256"] = {**good, "zh.txt.xz": hex64}  # CC-100 says zh-Hans
+    with pytest.raises(xconfig.ConfigError, match=r"data\.commoncrawl\.sha256.*\['zh\.txt\.xz'\]"):
+        xconfig.validate(paper)

@@ -188,6 +188,47 @@ def _check_url_templates(config: dict) -> None:
             )
 
 
+def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
+    """Every file name ``data.<section>.url`` gives for the configured languages (a superset of
+    those the rules download): what a ``data.<section>.sha256`` pin may be keyed by."""
+    data = config["data"][section]
+    languages = list(config["languages"])
+    if section == "commoncrawl":
+        codes = data.get("codes", {})
+        fillings = [{"lang": codes.get(lang, lang)} for lang in languages]
+    elif section == "muse":
+        fillings = [
+            {"src": src, "tgt": tgt, "span": span}
+            for src in languages
+            for tgt in languages
+            if src != tgt
+            for span in ("0-5000", "5000-6500")
+        ]
+    elif section == "tatoeba":
+        codes = data.get("codes", {}).values()
+        fillings = [{"code": code, "side": side} for code in codes for side in (code, "eng")]
+    else:
+        fillings = [{"lang": lang} for lang in languages]
+    return {data["url"].format(**filling).rsplit("/", 1)[-1] for filling in fillings}
+
+
+def _check_pins(config: dict) -> None:
+    """A pin under a name no download has would never be checked: say so."""
+    for section in URL_FIELDS:
+        pins = (config["data"].get(section) or {}).get("sha256") or {}
+        if not pins:
+            continue
+        names = template_file_names(config, section)
+        unknown = sorted(set(pins) - names)
+        if unknown:
+            example = sorted(names)[0] if names else "none"
+            raise ConfigError(
+                f"config key 'data.{section}.sha256': {unknown} name no file that "
+                f"data.{section}.url gives for the configured languages (e.g. {example}), so "
+                "these pins would never be checked; key each pin by the downloaded file's name"
+            )
+
+
 def _expand_paper_rows(config: dict) -> None:
     """Replace every ``<name>: paper`` under ``variants`` by the paper's settings of that row.
 
@@ -429,6 +470,7 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     config = validate_schema(config, schema_path)
     _check_pairs(config)
     _check_url_templates(config)
+    _check_pins(config)
     _check_toyworld(config)
     _expand_paper_rows(config)
     _check_variants(config)
