@@ -226,7 +226,8 @@ def test_every_job_went_through_sbatch(cluster_run):
 def test_gpu_rules_get_a_gpu_on_the_gpu_partition_and_cpu_rules_none(cluster_run):
     profile = load_profile()
     needs_gpu = gpu_rules(profile)
-    assert {"pretrain_model", "finetune_run", "cka"} <= needs_gpu
+    assert {"pretrain_model", "finetune_run"} <= needs_gpu
+    assert "cka" not in needs_gpu  # the analyses load their models on the CPU
     for job in cluster_run.jobs.seen.values():
         rule = re.match(r"rule_(\w+?)(_wildcards_|$)", job["Comment"]).group(1)
         resources = profile["set-resources"].get(rule, {})

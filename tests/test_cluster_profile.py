@@ -183,3 +183,18 @@ def test_every_pretraining_rule_is_signalled_before_its_time_limit():
             resources["slurm_partition"]
             == profile["set-resources"]["pretrain_model"]["slurm_partition"]
         )
+
+
+def test_word_vector_jobs_ask_for_the_memory_the_paper_study_sizes_need():
+    """Float64 sums of the paper's vocabulary over every layer (contextual vectors), and two
+    languages' float32 vectors (word alignment), must fit the memory of a first attempt."""
+    from xling import config as xconfig
+
+    config = xconfig.load(REPO / "config/config.yaml")
+    words = config["analysis"]["word_alignment"]["vocabulary"]
+    states = words * (config["model"]["layers"] + 1) * config["model"]["dim"]
+    needs = {"contextual_word_vectors": states * 8, "word_alignment": 2 * states * 4}
+    resources = load_profile()["set-resources"]
+    for rule, size in needs.items():
+        asked = eval(str(resources[rule]["mem_mb"]), {"attempt": 1}) * 1e6
+        assert asked >= 2 * size, (rule, asked, size)  # room for the model and the copies
