@@ -54,8 +54,8 @@ def _metrics(run: Mapping[str, Any]) -> dict:
     if wrong:
         expected = {key: run[key] for key in wrong}
         raise ValueError(
-            f"{path} is another run's ({wrong}, this directory's run has {expected}): the "
-            "results folder was moved or copied; delete the directory and rerun its job"
+            f"{path} is another run's ({wrong}, this directory's run has {expected}), as when "
+            "a run's folder is copied or moved by hand; delete the directory and rerun its job"
         )
     return metrics
 
