@@ -23,7 +23,7 @@ def corpus_sentences(path: StrPath, limit: int, seed: int) -> Iterator[list[str]
 
     A draw, not the first lines: a Wikipedia corpus is in the dump's page order (its first 500k
     lines, Wu §5.1.1's count, would be the oldest articles' topics). Two passes: count, then read
-    the drawn lines, with memory for ``limit`` positions only.
+    the drawn lines; memory: one flag a line.
     """
     total = sum(1 for _, line in iter_lines(path) if line.split())
     if total > limit:
