@@ -4,6 +4,7 @@
 from xling.config import PRETRAIN_JOB_KEYS, pair_languages, selected
 from xling.contracts import layout
 from xling.finetune.grid import grid_points, hp_id
+from xling.finetune.settings import run_settings
 from xling.papers.wu2020 import WU_TASKS
 
 
@@ -88,7 +89,7 @@ def get_hp(wildcards):
 
 
 def get_task_settings(wildcards):
-    return config["tasks"][wildcards.task]
+    return run_settings(config["tasks"][wildcards.task])
 
 
 def get_best_k(wildcards):
@@ -147,7 +148,7 @@ def get_finetune_model_runs(wildcards):
                 {
                     "task": task,
                     "hp": point,
-                    "settings": config["tasks"][task],
+                    "settings": run_settings(config["tasks"][task]),
                     "seed": config["seed"],
                     "source": source,
                     "train": files[f"{source}_train"],

@@ -23,6 +23,13 @@ RUN_FIELDS = ("seed", "source_lang")
 MIN_LENGTH = 3  # two boundary tokens and one word
 
 
+def run_settings(section: Mapping[str, Any]) -> dict:
+    """A ``tasks.<task>`` section without its ``GRID_LEVEL_KEYS``: what each of its runs trains
+    with, the settings in a run's params and fingerprint, so that a new grid point or another
+    ``best_k`` leaves the finished runs alone (the data files are inputs of their own)."""
+    return {key: value for key, value in section.items() if key not in GRID_LEVEL_KEYS}
+
+
 class FinetuneSettingError(SettingsError):
     """One setting with a value that cannot work: names the setting and the fix."""
 
@@ -144,7 +151,7 @@ class FinetuneSettings:
         for key in required:
             if key not in section:
                 raise SettingsError(f"config key 'tasks.{task}.{key}' is missing; add it")
-        values = {key: value for key, value in section.items() if key not in GRID_LEVEL_KEYS}
+        values = run_settings(section)
         try:
             return cls(**values, seed=seed, source_lang=source_lang)
         except FinetuneSettingError as error:

@@ -377,5 +377,9 @@ def _check_tasks(section: Mapping[str, Any]) -> None:
 
 
 def finetune_fields(section: Mapping[str, Any], task: str) -> dict:
-    """The ``FinetuneSettings`` keys of ``muller.tasks.<task>``."""
-    return {key: value for key, value in section["tasks"][task].items() if key not in TASK_KEYS}
+    """The ``FinetuneSettings`` keys of ``muller.tasks.<task>``, without its grid (a new grid
+    point must not retrain the runs of the others)."""
+    from xling.finetune.settings import run_settings  # torch-free
+
+    fields = run_settings(section["tasks"][task])
+    return {key: value for key, value in fields.items() if key not in TASK_KEYS}
