@@ -292,8 +292,10 @@ def test_an_undefined_correlation_is_not_a_verdict():
     assert verdict(Run({"wu_cka_retrieval": undefined}), "wu-5.2-cka-retrieval").verdict == (
         NOT_COMPUTED
     )
-    partly = pearson(0.95, float("nan"))
-    assert verdict(Run({"wu_cka_retrieval": partly}), "wu-5.2-cka-retrieval").verdict == SUPPORTED
+    partly = pearson(0.95, float("nan"))  # the paper: "for all four language pairs"
+    assert verdict(Run({"wu_cka_retrieval": partly}), "wu-5.2-cka-retrieval").verdict == (
+        NOT_COMPUTED
+    )
 
 
 def test_distance_orders_en_prime_by_its_configured_code():
@@ -618,7 +620,7 @@ def test_json_is_strict_even_with_an_undefined_number():
     results = claims.evaluate(Run({"wu_cka_retrieval": pearson(0.95, float("nan"))}))
     document = json.loads(claims.to_json(results))
     (entry,) = [c for c in document["claims"] if c["id"] == "wu-5.2-cka-retrieval"]
-    assert entry["numbers"]["en-de: Pearson r"] is None and entry["verdict"] == SUPPORTED
+    assert entry["numbers"]["en-de: Pearson r"] is None and entry["verdict"] == NOT_COMPUTED
 
 
 def test_bimlm_failures_follow_the_figures_order():
@@ -628,3 +630,41 @@ def test_bimlm_failures_follow_the_figures_order():
         f"{pair} {task}: best biMLM - best MLM align"
         for pair, task in (("en-fr", "ner"), ("en-de", "ner"), ("en-de", "parsing"))
     ]
+
+
+# --------------------------------------------------------------------------- undefined inputs
+def test_spearman_over_four_pairs_is_not_computed_no_order_of_four_being_significant():
+    scores = muller_scores()
+    scores = scores[scores["evaluation"].isin(["en", "fr", "de", "ru", "zh"])]
+    run = Run({"muller_scores": scores, "muller_similarity": muller_similarity()})
+    result = verdict(run, "muller-4.3-spearman")
+    assert result.numbers["parsing finetuned: Spearman rho (n=4)"] == -1.0  # a perfect order
+    assert result.verdict == NOT_COMPUTED  # and still p = 2/4! = 0.083
+
+
+def test_similarity_order_needs_all_three_encoders():
+    frame = figure7()
+    frame = frame[frame["encoder"] != "random"]
+    assert verdict(Run({"wu_figure7": frame}), "wu-5.2-similarity-order").verdict == NOT_COMPUTED
+
+
+def test_an_undefined_curve_is_not_computed_not_a_crash():
+    frame = figure5()
+    frame.loc[(frame["pair"] == "en-de") & (frame["task"] == "ner"), "score"] = np.nan
+    result = verdict(Run({"wu_figure5": frame}), "wu-5.1.2-middle-layers")
+    assert result.verdict == NOT_COMPUTED
+
+
+def test_mapped_beats_unmapped_without_unmapped_rows_is_not_computed():
+    frame = figure4()
+    frame = frame[frame["mapped"]]
+    result = verdict(Run({"wu_figure4": frame}), "wu-5.1-mapped-beats-unmapped")
+    assert result.verdict == NOT_COMPUTED
+
+
+def test_a_domain_drop_of_six_xnli_points_is_not_around_two():
+    frame = table1()
+    for column, value in zip(["XNLI fr", "XNLI ru", "XNLI zh"], [67.6, 62.7, 62.3], strict=True):
+        frame = edit(frame, "wiki_cc", column, value)  # 6 points below Default on XNLI
+    result = verdict(Run({"table1": frame}), "wu-4.1-domain")
+    assert result.verdict == NOT_SUPPORTED and result.failed == ("xnli: drop at most 3.5",)

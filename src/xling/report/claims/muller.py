@@ -3,6 +3,7 @@ and the claims of the paper that use them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import pandas as pd
@@ -327,10 +328,23 @@ def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
             name = f"{task} {model}"
             evidence.record(f"{name}: Spearman rho (n={len(keys)})", rho)
             evidence.record(f"{name}: p", p)
+            if smallest_p(len(keys)) >= claim.tolerance:
+                continue  # no order of so few pairs is significant: not a test of the claim
             evidence.check(f"{name}: rho negative", rho < 0)
             evidence.check(f"{name}: p below {claim.tolerance:g}", p < claim.tolerance)
     if evidence.conditions == 0:
-        raise NotComputed("fewer than 3 (source, target) pairs with both a gap and a similarity")
+        needed = next(n for n in range(3, 20) if smallest_p(n) < claim.tolerance)
+        raise NotComputed(
+            f"fewer than {needed} (source, target) pairs with both a gap and a similarity: with "
+            f"fewer, not even a perfect order reaches p < {claim.tolerance:g} (the smallest exact "
+            f"two-sided p of n pairs is 2/n!)"
+        )
+
+
+def smallest_p(n: int) -> float:
+    """The smallest exact two-sided p-value of Spearman's rho over ``n`` pairs without ties: a
+    perfect order, 2 of the n! orders."""
+    return 2 / math.factorial(n)
 
 
 MULLER_CLAIMS: tuple[Claim, ...] = (
@@ -396,7 +410,8 @@ MULLER_CLAIMS: tuple[Claim, ...] = (
         "for every task and both models (fine-tuned on it, pretrained), Spearman rho between CKA "
         "averaged over layers and the cross-language gap (same-language minus target test score, "
         "reference models, mean over seeds) over the (source, target) pairs is negative with "
-        "p < 0.05 (the paper prints |rho|, e.g. 0.76 for parsing fine-tuned)",
+        "p < 0.05 (the paper prints |rho|, e.g. 0.76 for parsing fine-tuned); not computed with "
+        "fewer than 5 pairs, where no order reaches p < 0.05",
         ("muller_scores", "muller_similarity"), check_muller_spearman, tolerance=0.05,
     ),
 )  # fmt: skip

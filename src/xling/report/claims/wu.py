@@ -40,18 +40,22 @@ WU_CLAIMS: tuple[Claim, ...] = (
         "The first group in Tab. 1 shows domain mismatch has a relatively modest effect on "
         "performance. XNLI and parsing performance drop around 2 points while NER drops over 6 "
         "points for all languages on average.",
-        "for every task, Default - Wiki-CC (mean over the targets both computed) is at most 7 "
-        "points (the paper: 1.4 XNLI, 6.3 NER, 2.5 parsing)",
+        "for every task, Default - Wiki-CC (mean over the targets both computed) is at most 3.5 "
+        "points for XNLI and parsing (\"around 2\") and 7 for NER (\"over 6\"; the paper: 1.4 "
+        "XNLI, 6.3 NER, 2.5 parsing)",
         ("table1",), check_domain, tolerance=7.0,
+        task_tolerance=(("xnli", 3.5), ("parsing", 3.5)),
     ),
     Claim(
         "wu-4.2-no-anchors", WU, "§4.2", "No anchors costs about a point",
         "However, surprisingly, effective transfer is still possible with no anchor points. "
         "Comparing no anchors and default anchors, the performance of XNLI and parsing drops only "
         "around 1 point while NER drops over 2 points averaging over three languages.",
-        "for every task, Default anchors - No anchors (mean over the targets) is at most 3 points "
-        "(the paper: 1.2 XNLI, 2.5 NER, 0.9 parsing)",
-        ("table1",), check_no_anchors, tolerance=3.0,
+        "for every task, Default anchors - No anchors (mean over the targets) is at most 2 points "
+        "for XNLI and parsing (\"around 1\") and 3.5 for NER (\"over 2\"; the paper: 1.2 XNLI, "
+        "2.5 NER, 0.9 parsing)",
+        ("table1",), check_no_anchors, tolerance=3.5,
+        task_tolerance=(("xnli", 2.0), ("parsing", 2.0)),
     ),
     Claim(
         "wu-4.2-extra-anchors-distant", WU, "§4.2", "Extra anchors help distant pairs most",

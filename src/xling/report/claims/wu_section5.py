@@ -18,6 +18,14 @@ def _mapped(frame: pd.DataFrame, mapped: bool) -> pd.DataFrame:
     return frame[flags == mapped]
 
 
+def _best(scores: pd.Series, what: str):
+    """The index of the highest defined score; a curve with none makes the claim not computed."""
+    defined = scores.dropna()
+    if defined.empty:
+        raise NotComputed(f"{what}: no defined score")
+    return defined.idxmax()
+
+
 def check_mapped_beats_unmapped(claim: Claim, run: Run, evidence: Evidence) -> None:
     words = run.get("wu_figure4")
     for pair, rows in words.groupby("pair", sort=False):
@@ -33,7 +41,7 @@ def check_mapped_beats_unmapped(claim: Claim, run: Run, evidence: Evidence) -> N
         mapped = _mapped(contextual, True).set_index("layer")["p_at_1"]
         unmapped = _mapped(contextual, False).set_index("layer")["p_at_1"]
         if len(mapped) and len(unmapped):
-            best = mapped.idxmax()
+            best = _best(mapped, f"{pair}: contextual, mapped")
             if best in unmapped.index:
                 gain = mapped[best] - unmapped[best]
                 evidence.require(
@@ -50,7 +58,7 @@ def _sentences_mapped_beat_unmapped(
     if frame is None or "p_at_1_unmapped" not in frame:
         return
     for direction, rows in frame.groupby("direction", sort=False):
-        best = rows.loc[rows["p_at_1"].idxmax()]
+        best = rows.loc[_best(rows["p_at_1"], f"{direction}: sentences")]
         evidence.record(f"{direction}: sentences L{int(best['layer'])}, mapped P@1", best["p_at_1"])
         evidence.record(f"{direction}: sentences, unmapped P@1", best["p_at_1_unmapped"])
         gain = best["p_at_1"] - best["p_at_1_unmapped"]
@@ -99,7 +107,7 @@ def _curves(frame: pd.DataFrame, line: str) -> dict[tuple[str, str], pd.Series]:
 
 def check_middle_layers_transfer(claim: Claim, run: Run, evidence: Evidence) -> None:
     for (pair, task), curve in _curves(run.get("wu_figure5"), "mlm_align").items():
-        best, last = int(curve.idxmax()), int(curve.index.max())
+        best, last = int(_best(curve, f"{pair} {task}")), int(curve.index.max())
         evidence.record(f"{pair} {task}: best layer", best)
         evidence.check(
             f"{pair} {task}: best layer L{best} in the middle", is_middle_layer(best, last)
@@ -126,7 +134,7 @@ def check_sentences_lower_layers(claim: Claim, run: Run, evidence: Evidence) -> 
     frame = run.get("wu_figure6")
     for (_, direction), rows in frame.groupby(["pair", "direction"], sort=False):
         scores = rows.groupby(pd.to_numeric(rows["layer"]))["p_at_1"].mean()
-        best, last = int(scores.idxmax()), int(scores.index.max())
+        best, last = int(_best(scores, direction)), int(scores.index.max())
         evidence.record(f"{direction}: best layer", best)
         evidence.check(f"{direction}: best layer L{best} in the lower half", best <= last / 2)
 
@@ -142,7 +150,10 @@ def check_similarity_order(claim: Claim, run: Run, evidence: Evidence) -> None:
     frame = _figure7(run)
     for pair, rows in frame.groupby("pair", sort=False):
         average = rows.set_index("encoder")["AVER"]
-        order = [e for e in ("bilingual", "monolingual", "random") if e in average.index]
+        order = ["bilingual", "monolingual", "random"]
+        missing = [encoder for encoder in order if encoder not in average.index]
+        if missing:  # the claim orders all three: two of them are not its test
+            raise NotComputed(f"{pair}: Figure 7 has no {' or '.join(missing)} row")
         for encoder in order:
             evidence.record(f"{pair}: {encoder} CKA (average)", average[encoder])
         for higher, lower in pairwise(order):
@@ -175,9 +186,10 @@ def check_cka_retrieval(claim: Claim, run: Run, evidence: Evidence) -> None:
     frame = run.get("wu_cka_retrieval")
     for _, row in frame.iterrows():
         r = pd.to_numeric(row["pearson_r"], errors="coerce")
-        if pd.isna(r):
-            evidence.numbers[f"{row['pair']}: Pearson r"] = float("nan")
-            continue
+        if pd.isna(r):  # the paper's "for all four language pairs": one undefined is no verdict
+            pair = row["pair"]
+            evidence.numbers[f"{pair}: Pearson r"] = float("nan")
+            raise NotComputed(f"{pair}: no defined Pearson correlation (constant CKA or P@1)")
         evidence.record(f"{row['pair']}: Pearson r", r)
         evidence.require(
             f"{row['pair']}: r - {claim.tolerance:g}", Estimate(r - claim.tolerance), record=False
