@@ -188,3 +188,26 @@ def test_the_section_4_3_models_draw_random_words_within_one_language(corpus, tm
     pretrain_in_folder(*job, language_token_ids=ids, log_file=log)
     assert "each language's own ids, for its random replacements (given)" in log.read_text()
     assert bool(load_pretrained(tmp_path / "job" / "model").vocab_mask("fr").all())
+
+
+def test_a_dev_token_outside_a_separate_softmax_is_read_as_unk(corpus, tmp_path):
+    """An English dev token that only French has (a character English training never saw) would
+    score -inf under English's own softmax: the dev loss would be infinite at every evaluation and
+    the model selected at the first."""
+    import shutil
+
+    data_dir, ids = corpus
+    data = tmp_path / "data"
+    shutil.copytree(data_dir, data)
+    valid = np.load(data / "en.valid.npy")
+    french_only = int(np.setdiff1d(ids["fr"], ids["en"])[0])
+    valid[::50] = french_only
+    np.save(data / "en.valid.npy", valid)
+    sep = tiny_settings(total_steps=20, eval_interval=10)
+    sep.architecture["sep_embeddings"] = True
+    log = tmp_path / "log"
+    summary = pretrain_in_folder(
+        tmp_path / "sep", data, ["en", "fr"], sep, language_token_ids=ids, log_file=log
+    )
+    assert summary["best_dev_loss"] < 50
+    assert "outside en's vocabulary read as <unk>" in log.read_text()

@@ -36,6 +36,7 @@ from xling.pretrain.optim import build_optimizer
 from xling.pretrain.progress import Curve, LossInterval, Reporter
 from xling.pretrain.settings import PretrainSettings
 from xling.pretrain.summary import build_summary
+from xling.vocab.tokenizer import UNK_ID
 from xling.worklock import WorkDirBusyError, WorkDirLock
 
 
@@ -284,7 +285,7 @@ class PretrainJob:
         s = self.settings
         for lang in self.languages:
             self.dev[lang] = dev_batches(
-                self.inputs.valid[lang],
+                self._own_tokens(self.inputs.valid[lang], lang),
                 lang,
                 seq_len=s.seq_len,
                 max_tokens=s.dev_tokens,
@@ -297,6 +298,23 @@ class PretrainJob:
             )
             counts = unigram_counts(self.inputs.train[lang], self.inputs.vocab_size)
             self.baselines[lang] = unigram_baseline(counts, self.dev[lang])
+
+    def _own_tokens(self, ids: np.ndarray, lang: str) -> np.ndarray:
+        """``ids`` with the tokens a language-specific softmax cannot score read as ``<unk>``.
+
+        A dev text may hold a character that only the other language's training text had (the
+        vocabulary's union gives it that language's id); its logit is masked, so one such target
+        made the dev loss infinite at every evaluation and froze model selection at the first.
+        """
+        if not self.model.config.sep_embeddings:
+            return ids
+        foreign = ~self.model.vocab_mask(lang).cpu().numpy()[ids]
+        if not foreign.any():
+            return ids
+        self.log(
+            f"{lang} dev: {int(foreign.sum())} tokens outside {lang}'s vocabulary read as <unk>"
+        )
+        return np.where(foreign, UNK_ID, ids).astype(ids.dtype)
 
     def _describe(self) -> None:
         s, model = self.settings, self.model
