@@ -257,6 +257,17 @@ def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypa
     assert trained == -(-300 // 16)  # one epoch of batches, not two
 
 
+def test_a_state_whose_epoch_weights_are_gone_starts_afresh(tmp_path):
+    """A kill in the middle of clearing the work folder must not leave a rerun that crashes."""
+    checkpoint_module.save_state(tmp_path, {"fingerprint": {"a": 1}, "epoch": 2})
+    assert checkpoint_module.load_state(tmp_path, {"a": 1}) is None  # no epoch002.pt
+    assert not (tmp_path / checkpoint_module.STATE_NAME).exists()
+    checkpoint_module.save_state(tmp_path, {"fingerprint": {"a": 1}, "epoch": 2})
+    (tmp_path / "epoch002.pt").write_bytes(b"weights")
+    checkpoint_module.clear(tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
 def test_state_of_other_settings_is_discarded(world_dir, tmp_path):
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)

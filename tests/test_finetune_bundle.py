@@ -111,3 +111,13 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     after = json.loads(job.read_text())
     assert after["metrics"] == before["metrics"]
     assert after["done"][:2] == before["done"][:2] and after["done"][2] != before["done"][2]
+
+
+def test_a_done_record_of_other_settings_is_deleted_before_the_run_is_redone(tmp_path):
+    from xling.finetune.done import DONE, finished, mark_done
+
+    mark_done(tmp_path, {"lr": 1}, {"dev": 0.5})
+    assert finished(tmp_path, {"lr": 1}) == {"dev": 0.5}
+    assert finished(tmp_path, {"lr": 2}) is None
+    # redoing it for lr 2 may be killed half-way; back at lr 1, nothing claims to be done
+    assert not (tmp_path / DONE).exists() and finished(tmp_path, {"lr": 1}) is None

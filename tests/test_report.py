@@ -198,3 +198,15 @@ def test_cka_figure_is_written(tmp_path):
     out = tmp_path / "fig.png"
     plot_cka_layers({("en-fr", "default"): table}, out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_caption_says_how_many_grid_points_each_score_averages():
+    def caption(best_k):
+        return " ".join(
+            build_table1({"default": DEFAULT}, SCHEMES, PAIRS, {}, "", best_k).description
+        )
+
+    assert "the mean over the best two hyperparameter sets" in caption(None)  # the paper's
+    assert "each the best hyperparameter set on English dev" in caption(dict.fromkeys(WU_TASKS, 1))
+    mixed = caption({"xnli": 2, "ner": 1, "parsing": 1})
+    assert "best k hyperparameter sets on English dev (XNLI 2, NER 1, Parsing 1)" in mixed

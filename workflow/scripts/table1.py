@@ -15,12 +15,13 @@ def main(smk):
     from xling.report.resamples import REPLICATE, cell_runs, table1_resamples
     from xling.report.table1 import KEY
 
-    scores = {}
+    scores, best_k = {}, {}
     for path, cell in zip(smk.input, smk.params.cells, strict=True):
         selected = json.loads(Path(path).read_text())
         scores[(cell["variant"], cell["pair"], cell["task"])] = selected["test"][cell["target"]]
+        best_k[cell["task"]] = len(selected["best_hp_ids"])
     table = build_table1(
-        smk.params.variants, smk.params.schemes, smk.params.pairs, scores, smk.params.study
+        smk.params.variants, smk.params.schemes, smk.params.pairs, scores, smk.params.study, best_k
     )
     write_compared(table, smk.output.csv, smk.output.md, smk.output.tex)
 

@@ -80,6 +80,12 @@ def load_state(work_dir: str | Path, fingerprint: dict[str, Any]) -> dict[str, A
         log.warning("%s belongs to other settings; starting this job afresh", path)
         clear(work_dir)
         return None
+    if not epoch_path(work_dir, state["epoch"]).exists():  # a kill in the middle of clear()
+        log.warning(
+            "%s names epoch %d, whose weights are gone; starting afresh", path, state["epoch"]
+        )
+        clear(work_dir)
+        return None
     return state
 
 
@@ -92,5 +98,7 @@ def prune(work_dir: str | Path, keep: set[int]) -> None:
 
 
 def clear(work_dir: str | Path) -> None:
-    prune(work_dir, set())
+    """Delete the saved state, then the epoch weights: a kill in between leaves weights without a
+    state, which a rerun ignores, never a state without its weights."""
     (Path(work_dir) / STATE_NAME).unlink(missing_ok=True)
+    prune(work_dir, set())

@@ -16,12 +16,20 @@ DONE = "done.json"
 
 
 def finished(run_dir: str | Path, fingerprint: dict) -> dict | None:
-    """The metrics of a run already done in ``run_dir`` with this fingerprint, else None."""
+    """The metrics of a run already done in ``run_dir`` with this fingerprint, else None.
+
+    A ``done.json`` of another fingerprint is deleted: the run is about to be redone, and if that
+    is killed after it rewrote some outputs, a return to the old settings must not take the mix
+    of old record and new outputs for the old run.
+    """
     done = Path(run_dir) / DONE
     if not done.exists():
         return None
     record = json.loads(done.read_text(encoding="utf-8"))
-    return record["metrics"] if record.get("fingerprint") == fingerprint else None
+    if record.get("fingerprint") == fingerprint:
+        return record["metrics"]
+    done.unlink()
+    return None
 
 
 def mark_done(run_dir: str | Path, fingerprint: dict, metrics: dict) -> None:
