@@ -211,3 +211,17 @@ def test_a_dev_token_outside_a_separate_softmax_is_read_as_unk(corpus, tmp_path)
     )
     assert summary["best_dev_loss"] < 50
     assert "outside en's vocabulary read as <unk>" in log.read_text()
+
+
+def test_compile_layers_compiles_every_transformer_layer_separate_ones_too():
+    from xling.model import MLMEncoder
+    from xling.model.config import EncoderConfig
+    from xling.pretrain.distributed import Runtime
+    from xling.pretrain.loop import _objective
+
+    config = EncoderConfig(vocab_size=50, languages=["en", "fr"], sep_layers=1, **TINY)
+    model = MLMEncoder(config)
+    _objective(model, Runtime(0, 0, 1, torch.device("cpu")), compile_layers=True)
+    separate = [layer for layers in model.language_layers.values() for layer in layers]
+    layers = [*model.shared_layers, *separate]
+    assert len(separate) == 2 and all(layer._compiled_call_impl is not None for layer in layers)

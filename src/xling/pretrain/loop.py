@@ -93,7 +93,8 @@ def _objective(model: MLMEncoder, runtime: Runtime, *, compile_layers: bool) -> 
     """The loss module the loop calls: the masked-LM objective, wrapped in DDP under torchrun."""
     objective = MaskedLMObjective(model)
     if compile_layers:
-        for layer in [*model.shared_layers, *model.language_layers.values()]:
+        separate = [layer for layers in model.language_layers.values() for layer in layers]
+        for layer in [*model.shared_layers, *separate]:  # each Transformer layer, not a list
             layer.compile()
     if not runtime.distributed:
         return objective
