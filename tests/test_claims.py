@@ -668,3 +668,11 @@ def test_a_domain_drop_of_six_xnli_points_is_not_around_two():
         frame = edit(frame, "wiki_cc", column, value)  # 6 points below Default on XNLI
     result = verdict(Run({"table1": frame}), "wu-4.1-domain")
     assert result.verdict == NOT_SUPPORTED and result.failed == ("xnli: drop at most 3.5",)
+
+
+def test_random_init_similarity_compares_curves_over_the_same_pairs():
+    similarity = muller_similarity(ablated=0.0)  # RANDOM-INIT changes nothing...
+    # ...but the ablated model was measured on the least similar target only
+    similarity = similarity[(similarity["group"] == "ref") | (similarity["target"] == "ar")]
+    result = verdict(Run({"muller_similarity": similarity}), "muller-4.3-random-init-similarity")
+    assert result.verdict == NOT_COMPUTED

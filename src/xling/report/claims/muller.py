@@ -278,6 +278,14 @@ def check_muller_random_init_similarity(claim: Claim, run: Run, evidence: Eviden
     for task in similarity.tasks():
         ref = similarity.curve("finetuned", task)
         for group in lower:
+            pairs = [
+                set(similarity.pair_means.get(("finetuned", task, g), {})) for g in (REF, group)
+            ]
+            if pairs[0] != pairs[1]:  # each curve is a mean over its own pairs
+                raise NotComputed(
+                    f"{task}: the reference and RANDOM-INIT {group} were measured on different "
+                    "(source, target) pairs"
+                )
             ablated = similarity.curve("finetuned", task, group)
             layers = sorted(ref.keys() & ablated.keys())
             if not layers:
