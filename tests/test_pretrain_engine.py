@@ -213,6 +213,7 @@ def test_a_dev_token_outside_a_separate_softmax_is_read_as_unk(corpus, tmp_path)
     assert "outside en's vocabulary read as <unk>" in log.read_text()
 
 
+@pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 def test_compile_layers_compiles_every_transformer_layer_separate_ones_too():
     from xling.model import MLMEncoder
     from xling.model.config import EncoderConfig
