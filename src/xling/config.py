@@ -188,21 +188,29 @@ def _check_url_templates(config: dict) -> None:
             )
 
 
+# MUSE's file of each dictionary split: train = the 0-5000 dictionary, test = 5000-6500.
+MUSE_SPANS = {"train": "0-5000", "test": "5000-6500"}
+
+
+def commoncrawl_code(config: Mapping[str, Any], lang: str) -> str:
+    """CC-100's name of ``lang`` (data.commoncrawl.codes; Chinese: zh-Hans), else the code."""
+    return config["data"]["commoncrawl"].get("codes", {}).get(lang, lang)
+
+
 def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
     """Every file name ``data.<section>.url`` gives for the configured languages (a superset of
     those the rules download): what a ``data.<section>.sha256`` pin may be keyed by."""
     data = config["data"][section]
     languages = list(config["languages"])
     if section == "commoncrawl":
-        codes = data.get("codes", {})
-        fillings = [{"lang": codes.get(lang, lang)} for lang in languages]
+        fillings = [{"lang": commoncrawl_code(config, lang)} for lang in languages]
     elif section == "muse":
         fillings = [
             {"src": src, "tgt": tgt, "span": span}
             for src in languages
             for tgt in languages
             if src != tgt
-            for span in ("0-5000", "5000-6500")
+            for span in MUSE_SPANS.values()
         ]
     elif section == "tatoeba":
         codes = data.get("codes", {}).values()

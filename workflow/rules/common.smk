@@ -10,6 +10,8 @@ import os
 from xling.acquire import manual
 
 from xling.config import (
+    MUSE_SPANS,
+    commoncrawl_code,
     pair_languages,
     selected,
     task_dataset,
@@ -128,14 +130,12 @@ def templated_source(section, **fields):
 
 
 def get_commoncrawl_source(wildcards):
-    # CC-100 names some languages its own way (Chinese: zh-Hans): data.commoncrawl.codes
-    code = config["data"]["commoncrawl"].get("codes", {}).get(wildcards.lang, wildcards.lang)
-    return templated_source("commoncrawl", lang=code)
+    return templated_source("commoncrawl", lang=commoncrawl_code(config, wildcards.lang))
 
 
 def get_muse_source(wildcards):
-    """MUSE's file of a pair: train = the 0-5000 dictionary, test = 5000-6500."""
-    span = {"train": "0-5000", "test": "5000-6500"}[wildcards.split]
+    """MUSE's file of a pair and split (xling.config.MUSE_SPANS)."""
+    span = MUSE_SPANS[wildcards.split]
     return templated_source("muse", src=wildcards.src, tgt=wildcards.tgt, span=span)
 
 

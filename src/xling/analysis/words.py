@@ -104,8 +104,9 @@ def word_alignment_rows(
     """
     train, test = (dictionary_pairs(path) for path in dictionaries)
     limit = settings["vocabulary"]
-    fold = lowercased if settings.get("lowercase", True) else (lambda vectors: vectors)
-    if settings.get("lowercase", True):
+    lowercase = settings.get("lowercase", True)
+    fold = lowercased if lowercase else (lambda vectors: vectors)
+    if lowercase:
         train, test = _lowercased_pairs(train), _lowercased_pairs(test)
     rows = []
     embeddings = []

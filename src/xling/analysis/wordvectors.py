@@ -7,6 +7,7 @@ layers x words x dim) that every pair's word-alignment job reads.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from xling.atomic import atomic_open
 from xling.errors import InputFileError
-from xling.fileio import StrPath, iter_lines
+from xling.fileio import StrPath, file_stamp, iter_lines
 
 
 def corpus_sentences(path: StrPath, limit: int, seed: int) -> Iterator[list[str]]:
@@ -25,7 +26,7 @@ def corpus_sentences(path: StrPath, limit: int, seed: int) -> Iterator[list[str]
     lines, Wu §5.1.1's count, would be the oldest articles' topics). Two passes: count, then read
     the drawn lines; memory: one flag a line.
     """
-    total = sum(1 for _, line in iter_lines(path) if line.split())
+    total = _nonempty_lines(str(path), tuple(file_stamp(path)))
     if total > limit:
         drawn = np.random.default_rng(seed).choice(total, size=limit, replace=False)
         wanted = np.zeros(total, dtype=bool)
@@ -38,6 +39,13 @@ def corpus_sentences(path: StrPath, limit: int, seed: int) -> Iterator[list[str]
         if total <= limit or wanted[index]:
             yield words
         index += 1
+
+
+@functools.lru_cache(maxsize=8)
+def _nonempty_lines(path: str, stamp: tuple) -> int:
+    """Non-empty lines of a corpus, counted once per file version (``stamp``): a job draws the
+    same sentences twice, for the vocabulary and for the vectors, from a corpus of up to GBs."""
+    return sum(1 for _, line in iter_lines(path) if line.split())
 
 
 def frequent_words(path: StrPath, sentences: int, limit: int, seed: int) -> list[str]:
