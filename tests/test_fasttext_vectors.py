@@ -114,7 +114,7 @@ def test_keep_first_words_keeps_the_most_frequent_rows_exactly(tmp_path):
     matrix = rng.standard_normal((5, 3)).astype(np.float32)
     source = tmp_path / "wiki.xx.vec"
     write_vec(source, ["a", "b", "c", "d", "e"], matrix)
-    assert keep_first_words(source, tmp_path / "kept.vec", limit=3) == 3
+    assert keep_first_words(source, tmp_path / "kept.vec", limit=3) == (3, [])
     words, kept = read_vec(tmp_path / "kept.vec", limit=None)
     assert words == ["a", "b", "c"]
     assert np.array_equal(kept, matrix[:3])
@@ -127,7 +127,37 @@ def test_keep_first_words_leaves_out_the_line_end_token_and_still_keeps_limit_wo
     matrix = rng.standard_normal((5, 3)).astype(np.float32)
     source = tmp_path / "wiki.xx.vec"
     write_vec(source, [",", FASTTEXT_LINE_END, "the", "of", "and"], matrix)
-    assert keep_first_words(source, tmp_path / "kept.vec", limit=3) == 3
+    assert keep_first_words(source, tmp_path / "kept.vec", limit=3) == (3, [])
     words, kept = read_vec(tmp_path / "kept.vec", limit=None)
     assert words == [",", "the", "of"]
     assert np.array_equal(kept, matrix[[0, 2, 3]])
+
+
+def test_published_vectors_skip_malformed_lines_as_muse_does(tmp_path):
+    """MUSE skips a line of the wrong dimension; the strict reader names it instead."""
+    from xling.analysis.fasttext_vectors import keep_first_words
+
+    rows = [f"w{i} {i} 1 2" for i in range(300)]
+    rows[10] = "cut word 1 2 3"  # a word split by a character taken for a separator
+    lines = ["300 3", *rows]
+    data = ("\n".join(lines) + "\n").encode().replace(b"w20 ", b"w\xff20 ")  # a bad byte
+    (tmp_path / "wiki.xx.vec").write_bytes(data)
+    with pytest.raises(DataFormatError, match=r"wiki\.xx\.vec:12: 4 values instead of 3"):
+        read_vec(tmp_path / "wiki.xx.vec")
+    kept, skipped = keep_first_words(tmp_path / "wiki.xx.vec", tmp_path / "kept.vec", limit=50)
+    assert (kept, skipped) == (50, [12, 22])
+    words, matrix = read_vec(tmp_path / "kept.vec", limit=None)
+    assert words == [f"w{i}" for i in range(52) if i not in (10, 20)]
+    assert matrix[0].tolist() == [0, 1, 2] and matrix[-1].tolist() == [51, 1, 2]
+    # To the end of the file: 298 words of 300 lines is not a truncated file.
+    assert keep_first_words(tmp_path / "wiki.xx.vec", tmp_path / "all.vec", limit=300)[0] == 298
+
+
+def test_published_vectors_with_many_malformed_lines_stop_with_their_lines(tmp_path):
+    from xling.analysis.fasttext_vectors import keep_first_words
+
+    rows = [f"w{i} {i} 1" if i % 5 == 0 else f"w{i} {i} 1 2" for i in range(100)]
+    (tmp_path / "wiki.xx.vec").write_text("\n".join(["100 3", *rows]) + "\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"xx\.vec:2: 20 of the first 100 lines are mal"):
+        keep_first_words(tmp_path / "wiki.xx.vec", tmp_path / "kept.vec", limit=100)
+    assert not (tmp_path / "kept.vec").exists()

@@ -148,7 +148,7 @@ def test_fasttext_vectors_read_as_fasttext_writes_them(toy, releases, tmp_path, 
 
     # keep_fasttext_vocabulary: the first N words and their vectors, unchanged, without </s>
     kept = tmp_path / "kept.vec"
-    assert keep_first_words(path, kept, 50) == 50
+    assert keep_first_words(path, kept, 50) == (50, [])
     kept_words, kept_matrix = read_vec(kept, limit=None)
     rows = [row for row, word in enumerate(words[:51]) if word != FASTTEXT_LINE_END]
     assert kept_words == [words[row] for row in rows] and FASTTEXT_LINE_END not in kept_words

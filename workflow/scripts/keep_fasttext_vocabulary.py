@@ -6,8 +6,11 @@ from xling.analysis.fasttext_vectors import keep_first_words
 
 
 def main(smk):
-    kept = keep_first_words(smk.input[0], smk.output[0], smk.params.vocabulary)
+    kept, skipped = keep_first_words(smk.input[0], smk.output[0], smk.params.vocabulary)
     print(f"{kept} word vectors kept")
+    if skipped:
+        shown = ", ".join(map(str, skipped[:20])) + (" ..." if len(skipped) > 20 else "")
+        print(f"{len(skipped)} malformed lines skipped, as MUSE skips them: lines {shown}")
 
 
 _bootstrap.run(main, snakemake)
