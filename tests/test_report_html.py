@@ -24,7 +24,7 @@ CAPTIONS = [
     (r"^results/[^/]+/tables/table1\.(csv|md|tex)$", "Table 1 of Wu, Conneau et al. (2020)"),
     (r"muller/tables/table\d\.(csv|md|tex)$", "Muller et al. (2021) Table"),
     (r"muller/figures/figure\d\.(png|pdf)$", "Muller et al. (2021) Figure"),
-    (r"figures/wu_figure3\.(png|pdf)$", "Figure 3 of Wu, Conneau et al. (2020)"),
+    (r"figures/wu_figure3\.(png|pdf|csv)$", "Figure 3 of Wu, Conneau et al. (2020)"),
     (r"figures/cka_layers\.png$", "Linear CKA per layer"),
     (r"tables/anchors\.(csv|md|tex)$", "Anchor points"),
     (r"figures/wu_figure4\.(png|csv)$", "Figure 4 of Wu, Conneau et al. (2020)"),
@@ -107,7 +107,7 @@ def test_report_of_a_finished_study_captions_every_table_and_figure(tmp_path, co
         for name in ("table1", "anchors", "wu_cka_retrieval_pearson")
         for ext in ("csv", "md", "tex")
     ]
-    must += [f"results/{study}/figures/wu_figure3.{ext}" for ext in ("png", "pdf")]
+    must += [f"results/{study}/figures/wu_figure3.{ext}" for ext in ("png", "pdf", "csv")]
     must += [f"results/{study}/report/claims.{ext}" for ext in ("md", "json")]
     must += [f"results/{study}/figures/wu_figure{n}.png" for n in (4, 5, 6, 7, 8)]
     must += [f"results/{study}/muller/tables/table{n}.md" for n in (1, 2, 4, 5, 6, 7, 8)]

@@ -88,3 +88,55 @@ def test_figures_4_and_6_draw_from_their_tables(tmp_path):
     )
     data = wu_figures.figure6({"en-fr": sentences}, tmp_path / "f6.png")
     assert png(tmp_path / "f6.png") and len(data) == 18
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures' matplotlib Figure objects, kept instead of closed."""
+    figures = []
+    monkeypatch.setattr(wu_figures, "_save", lambda fig, out_path: figures.append(fig))
+    return figures
+
+
+def _ticks(labels):
+    return [label.get_text() for label in labels]
+
+
+def test_figures_read_as_the_paper_writes_them(drawn, tmp_path):
+    names = {"enp": "en'"}
+    cka = pd.DataFrame(
+        [{"encoder": e, "layer": n, "cka": 0.5} for e in ("bilingual", "random") for n in LAYERS]
+    )
+    wu_figures.figure7({"en-enp": cka, "en-fr": cka}, tmp_path / "f7.png", names)
+    heat_map = drawn[-1].axes[0]
+    # the paper's layout: a row per layer and the average row, a column per pair and encoder
+    assert _ticks(heat_map.get_yticklabels()) == [f"L{n}" for n in LAYERS] + ["AVER"]
+    assert _ticks(heat_map.get_xticklabels())[0] == "en-en'\nbilingual"
+    words = pd.DataFrame(
+        [{"method": m, "layer": None, "p_at_1": p, "n_test_words": 15}
+         for m, p in (("embeddings", 0.0), ("fasttext_subset", 0.2), ("fasttext", 0.4))]
+        + [{"method": "contextual", "layer": n, "p_at_1": 0.02 * n} for n in LAYERS]
+    )  # fmt: skip
+    wu_figures.figure4({"en-fr": words}, tmp_path / "f4.png", names)
+    bars = drawn[-1].axes[0]
+    assert _ticks(bars.get_xticklabels()) == ["en-fr\n15 words"]
+    assert sorted(_ticks(bars.texts)) == ["0", "20"]  # a zero bar is labelled, not invisible
+    sentences = pd.DataFrame(
+        [{"layer": n, "direction": d, "p_at_1": 0.5} for n in LAYERS for d in ("en-fr", "fr-en")]
+    )
+    wu_figures.figure6({"en-fr": sentences}, tmp_path / "f6.png", names)
+    legend = drawn[-1].axes[0].get_legend()
+    assert _ticks(legend.get_texts()) == ["en→fr", "fr→en"]
+    assert legend.get_title().get_text() == "query→retrieved"
+    rows = [
+        {"layer": n, "evaluation": e, "lang": "fr", "score": 0.3}
+        for n in LAYERS
+        for e in ("mlm_align", "bimlm")
+    ]
+    sweeps = {(kind, pair, task): pd.DataFrame(rows)
+              for kind in ("mono", "bilingual") for pair in ("en-fr", "en-ru")
+              for task in ("ner", "parsing")}  # fmt: skip
+    wu_figures.figure5(wu_figures.transfer_table(sweeps), tmp_path / "f5.png")
+    panels = drawn[-1].axes
+    assert [ax.get_ylabel() for ax in panels] == ["span F1", "", "LAS", ""]
+    assert panels[0].get_shared_y_axes().joined(panels[0], panels[1])

@@ -210,6 +210,7 @@ def report_targets():
         *tables,
         f"{R}/figures/wu_figure3.png",
         f"{R}/figures/wu_figure3.pdf",
+        f"{R}/figures/wu_figure3.csv",
         f"{R}/figures/cka_layers.png",
         *section5_figures(),
         f"{R}/report/claims.md",

@@ -67,6 +67,13 @@ rule wu_figure3:
             subcategory="Table 1",
             labels={"artefact": "Figure 3", "format": "pdf"},
         ),
+        table=report(
+            f"{R}/figures/wu_figure3.csv",
+            caption="../report/wu_figure3.rst",
+            category=WU_REPORT,
+            subcategory="Table 1",
+            labels={"artefact": "Figure 3", "format": "csv"},
+        ),
     log:
         f"{R}/logs/report/wu_figure3.log",
     conda:
@@ -191,6 +198,7 @@ if S5:
             "../../envs/report.yaml"
         params:
             pairs=get_figure_pairs,
+            english_prime=S5.english_prime,
         script:
             "../scripts/wu_figure.py"
 

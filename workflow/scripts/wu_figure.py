@@ -13,7 +13,8 @@ def main(smk):
         pair: pd.read_csv(path) for pair, path in zip(smk.params.pairs, smk.input, strict=True)
     }
     draw = {"4": wu_figures.figure4, "6": wu_figures.figure6, "7": wu_figures.figure7}
-    data = draw[smk.wildcards.figure](tables, smk.output.figure)
+    names = {smk.params.english_prime: "en'"}  # the pairs as the paper writes them
+    data = draw[smk.wildcards.figure](tables, smk.output.figure, names)
     with atomic_open(smk.output.table) as out:
         data.to_csv(out, index=False)
 

@@ -59,7 +59,7 @@ def figure3(table1: pd.DataFrame, out_paths: Sequence[str | Path]) -> pd.DataFra
             if pd.isna(value):
                 ax.text(1, position + height / 2, "n/c", va="center", fontsize=6)
         if CHANCE[task]:
-            ax.axvline(CHANCE[task], color="0.3", linestyle=":", linewidth=0.8)
+            ax.axvline(CHANCE[task], color="0.3", linestyle=":", linewidth=0.8, label="chance")
         ax.set_yticks(positions, list(rows["row"]) if ax is axes[0] else [""] * len(rows))
         ax.set(title=f"{TASK_COLUMNS[task]} en-{target}", xlabel=TASK_METRICS[task], xlim=(0, 100))
         ax.grid(axis="x", alpha=0.3)
@@ -68,7 +68,8 @@ def figure3(table1: pd.DataFrame, out_paths: Sequence[str | Path]) -> pd.DataFra
                 ::-1
             ]
         )
-    axes[-1].legend(fontsize=7, loc="lower right")
+    for ax in axes:  # each panel's legend: only XNLI's has the chance line
+        ax.legend(fontsize=7, loc="lower right")
     fig.suptitle("Cross-lingual transfer of bilingual MLMs under different settings (Table 1)")
     fig.tight_layout()
     for out_path in out_paths:
@@ -89,39 +90,62 @@ def _numbers(table: pd.DataFrame, column: str) -> pd.Series:
 FIGURE4A_BARS = {"embeddings": "BERT embeddings", "fasttext_subset": "fastText, same words"}
 
 
-def figure4(tables: Tables, out_path: str | Path) -> pd.DataFrame:
-    """(a) word translation P@1 of the embedding matrices and of fastText on the same words;
-    (b) of the averaged contextual vectors per layer, fastText on its first words dashed."""
+def figure4(
+    tables: Tables, out_path: str | Path, names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """(a) word translation P@1 of the embedding matrices and of fastText on the same words, each
+    bar labelled with its value and each pair with its number of test words (a pair of a few
+    dozen words moves by points with one word); (b) of the averaged contextual vectors per layer,
+    fastText on its first words dashed. Drawn x 100; the csv keeps fractions."""
     data = _long(tables)
     # the figure draws the mapped scores; the table keeps the unmapped baseline beside them
     drawn = data[data["mapped"].astype(bool)] if "mapped" in data else data
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8), dpi=150)
     static = drawn[drawn["method"].isin(list(FIGURE4A_BARS))]
     pivot = static.pivot_table(index="pair", columns="method", values="p_at_1", sort=False)
-    pivot = pivot.reindex(index=list(tables), columns=list(FIGURE4A_BARS))
+    pivot = pivot.reindex(index=list(tables), columns=list(FIGURE4A_BARS)) * 100
+    pivot.index = [_static_pair_label(static, pair, names) for pair in pivot.index]
     pivot.rename(columns=FIGURE4A_BARS).plot.bar(ax=left, rot=0)
-    left.set(title="(a) non-contextual", ylabel="P@1 (CSLS)", xlabel="", ylim=(0, 1))
+    for bars in left.containers:
+        left.bar_label(bars, fmt="%.0f", fontsize=6, padding=1)
+    left.set(title="(a) non-contextual", ylabel="P@1 (CSLS), %", xlabel="", ylim=(0, 100))
     for pair in tables:
         rows = drawn[(drawn["pair"] == pair) & (drawn["method"] == "contextual")]
-        (line,) = right.plot(rows["layer"], rows["p_at_1"], marker="o", label=pair)
+        label = _pair(pair, names)
+        (line,) = right.plot(rows["layer"], rows["p_at_1"] * 100, marker="o", label=label)
         fasttext = drawn[(drawn["pair"] == pair) & (drawn["method"] == "fasttext")]["p_at_1"]
         if len(fasttext):
-            right.axhline(fasttext.iloc[0], color=line.get_color(), linestyle="--", linewidth=1)
+            right.axhline(100 * fasttext.iloc[0], color=line.get_color(), linestyle="--", lw=1)
     right.set(
         title="(b) contextual, averaged (dashed: fastText)",
-        xlabel="layer", ylabel="P@1 (CSLS)", ylim=(0, 1),
+        xlabel="layer", ylabel="P@1 (CSLS), %", ylim=(0, 100),
     )  # fmt: skip
     right.legend(fontsize=8)
     _save(fig, out_path)
     return _without_items(data)
 
 
+def _pair(pair: str, names: Mapping[str, str] | None) -> str:
+    """``en-enp`` -> ``en-en'``: a pair as the paper writes it (``names``: code -> name)."""
+    return "-".join((names or {}).get(lang, lang) for lang in pair.split("-"))
+
+
+def _static_pair_label(static: pd.DataFrame, pair: str, names: Mapping[str, str] | None) -> str:
+    """The pair and the test words its bars rest on (``n_test_words``, where the table has it)."""
+    label = _pair(pair, names)
+    if "n_test_words" not in static:
+        return label
+    counts = static.loc[static["pair"] == pair, "n_test_words"].dropna()
+    return label if counts.empty else f"{label}\n{int(counts.min())} words"
+
+
 def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, title: str):
     tasks = list(dict.fromkeys(data["task"]))
     pairs = list(dict.fromkeys(data["pair"]))
+    # one y scale per task row, so that the pairs' curves compare at a glance
     fig, axes = plt.subplots(
         len(tasks), len(pairs), figsize=(3.2 * len(pairs), 2.8 * len(tasks)), dpi=150,
-        squeeze=False,
+        squeeze=False, sharey="row",
     )  # fmt: skip
     for row, task in enumerate(tasks):
         for column, pair in enumerate(pairs):
@@ -131,7 +155,10 @@ def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, tit
                     (data["task"] == task) & (data["pair"] == pair) & (data["line"] == evaluation)
                 ]
                 ax.plot(rows["layer"], rows["score"] * 100, marker="o", label=label)
-            ax.set(title=f"{pair} {task}", xlabel="layer", ylabel="score")
+            metric = TASK_METRICS.get(task, "score")
+            ax.set(title=f"{pair} {TASK_COLUMNS.get(task, task)}", xlabel="layer")
+            if column == 0:  # the row shares its y axis
+                ax.set_ylabel(metric)
             ax.legend(fontsize=7)
     fig.suptitle(title)
     _save(fig, out_path)
@@ -177,20 +204,24 @@ def _without_items(data: pd.DataFrame) -> pd.DataFrame:
     return data.drop(columns=ITEM_COLUMNS, errors="ignore")
 
 
-def figure6(tables: Tables, out_path: str | Path) -> pd.DataFrame:
-    """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions; dotted, the
-    same retrieval without the map (where the csv has it)."""
+def figure6(
+    tables: Tables, out_path: str | Path, names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions (``en-fr``:
+    English sentences query the French ones, drawn en→fr); dotted, the same retrieval without the
+    map (where the csv has it). Drawn x 100; the csv keeps fractions."""
     data = _long(tables)
     unmapped = "p_at_1_unmapped" in data and data["p_at_1_unmapped"].notna().any()
     fig, ax = plt.subplots(figsize=(6, 3.8), dpi=150)
     for direction, rows in data.groupby("direction", sort=False):
         style = "-" if direction.startswith("en-") else "--"
-        (line,) = ax.plot(rows["layer"], rows["p_at_1"] * 100, style, marker="o", label=direction)
+        label = _pair(direction, names).replace("-", "→")
+        (line,) = ax.plot(rows["layer"], rows["p_at_1"] * 100, style, marker="o", label=label)
         if unmapped:
             ax.plot(rows["layer"], rows["p_at_1_unmapped"] * 100, ":", color=line.get_color())
     title = "Parallel sentence retrieval" + (" (dotted: without the map)" if unmapped else "")
-    ax.set(xlabel="layer", ylabel="P@1", title=title)
-    ax.legend(fontsize=7, ncol=2)
+    ax.set(xlabel="layer", ylabel="P@1, %", title=title)
+    ax.legend(fontsize=7, ncol=2, title="query→retrieved", title_fontsize=7)
     _save(fig, out_path)
     return _without_items(data)
 
@@ -207,16 +238,25 @@ def figure7_grid(tables: Tables) -> pd.DataFrame:
     return grid.reindex([key for key in order if key in grid.index]).reset_index()
 
 
-def figure7(tables: Tables, out_path: str | Path) -> pd.DataFrame:
-    """CKA heat map: one row per pair and encoder, one column per layer and their average."""
+def figure7(
+    tables: Tables, out_path: str | Path, names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """CKA heat map laid out as the paper's: one row per layer and the average row, one column
+    per pair and encoder. Returns :func:`figure7_grid` (one row per pair and encoder)."""
     grid = figure7_grid(tables).set_index(["pair", "encoder"])
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(grid) + 1.2), dpi=150)
-    image = ax.imshow(grid.to_numpy(), cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    for (row, column), value in pd.DataFrame(grid.to_numpy()).stack().items():
-        ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=6, color="w")
-    ax.set_xticks(range(grid.shape[1]), grid.columns, fontsize=7)
-    labels = [f"{pair.split('-')[1]} {encoder}" for pair, encoder in grid.index]
-    ax.set_yticks(range(len(grid)), labels, fontsize=7)
+    values = grid.to_numpy().T  # rows: L0 .. Ln, AVER
+    fig, ax = plt.subplots(figsize=(0.62 * len(grid) + 2.2, 0.34 * values.shape[0] + 1.9), dpi=150)
+    image = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    for (row, column), value in pd.DataFrame(values).stack().items():
+        color = "k" if value > 0.6 else "w"  # viridis is light at the top of its range
+        ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=6, color=color)
+    ax.set_yticks(range(values.shape[0]), grid.columns, fontsize=7)
+    labels = [f"{_pair(pair, names)}\n{encoder}" for pair, encoder in grid.index]
+    ax.set_xticks(range(len(grid)), labels, fontsize=6, rotation=90)
+    ax.set_title(
+        "CKA of mean-pooled parallel sentences (random encoder: non-English side only)",
+        fontsize=8,
+    )
     fig.colorbar(image, ax=ax, label="linear CKA")
     _save(fig, out_path)
     return grid.reset_index()
