@@ -1,6 +1,7 @@
 """The ours-beside-the-paper table writer (xling.report.compare)."""
 
 import pandas as pd
+import pytest
 
 from xling.report.compare import (
     NOT_COMPUTED,
@@ -93,3 +94,15 @@ def test_a_table_without_paper_numbers_does_not_promise_them():
     table = ComparedTable("T", ["NER"], [ComparedRow("Default", {"NER": 70.0})])
     assert "ours (paper)" not in to_markdown(table) and "ours (paper)" not in to_latex(table)
     assert "ours (paper)" in to_markdown(_table())
+
+
+def test_a_negative_paper_sign_compares_with_the_paper_number_negated():
+    # Muller Table 4: the paper prints 0.76 for a correlation its claim makes negative
+    row = ComparedRow("Parsing", {"rho": -0.8, "p": 0.3}, {"rho": 0.76, "p": 0.2})
+    table = ComparedTable("T", ["rho", "p"], [row], digits=3, paper_sign={"rho": -1})
+    assert table.difference(row, "rho") == pytest.approx(-0.04)  # not -1.56
+    assert table.difference(row, "p") == pytest.approx(0.1)  # other columns: ours minus paper
+    frame = to_frame(table)
+    assert frame.loc[0, "rho paper"] == 0.76  # the paper's number as printed
+    assert frame.loc[0, "rho diff"] == pytest.approx(-0.04)
+    assert compact_cell(table, row, "rho") == "-0.800 (0.760)"

@@ -12,7 +12,7 @@ from scipy.stats import spearmanr
 from xling.analysis.spearman import spearman
 from xling.papers import muller2021 as paper
 from xling.report import muller_figures, muller_scores, muller_tables
-from xling.report.compare import NOT_COMPUTED, compact_cell, to_markdown
+from xling.report.compare import NOT_COMPUTED, compact_cell, to_frame, to_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -178,14 +178,28 @@ def test_table2_matches_paper_rows_by_name_or_alias_and_adds_ours():
     english = _row(table, "En - En", "Parsing: domain analyses")
     assert english.ours["Ref"] == pytest.approx(90.0) and english.paper["Ref"] == 90.40
     assert english.ours["Δ1-2"] == pytest.approx(-2.0)
-    extra = _row(table, "En - en_cc", "Parsing: domain analyses")
+    extra = _row(table, "En - En (cc domain)", "Parsing: domain analyses")  # set en_cc
     assert extra.ours["Δ1-2"] == pytest.approx(-1.0) and extra.paper == {}
     french = _row(table, "En - Fr Wiki", "Parsing: cross-language")  # our `fr` by alias
     assert french.ours["Δ1-2"] == pytest.approx(-10.0) and french.paper["Δ1-2"] == -7.86
     assert _row(table, "En - Fr Tran.", "Parsing: cross-language").ours["Ref"] is None
     assert any("fr_wiki <- our set fr" in note for note in table.notes)
     plain = muller_tables.build_table2(_scores(), aliases={})
-    assert _row(plain, "En - fr", "Parsing: cross-language").ours["Ref"] == pytest.approx(50.0)
+    assert _row(plain, "En - Fr", "Parsing: cross-language").ours["Ref"] == pytest.approx(50.0)
+
+
+def test_table2_labels_sets_of_ours_alone_by_language_and_domain():
+    sets = (("en_cc", "en"), ("news2", "en"), ("de", "de"), ("de_web", "de"))
+    rows = [_score("pos", "ref", 1, "en", 0.9, "test", "domain", "en")]
+    for evaluation, lang in sets:  # the config's name and lang of each evaluation set
+        rows.append(_score("pos", "ref", 1, evaluation, 0.5, "test", "domain", lang))
+    table = muller_tables.build_table2(pd.DataFrame(rows))
+    assert _row(table, "En - En (cc domain)", "POS: domain analyses").ours["Ref"] == 50.0
+    assert _row(table, "En - En (news2)", "POS: domain analyses").paper == {}
+    assert _row(table, "En - De", "POS: cross-language").ours["Ref"] == 50.0
+    assert _row(table, "En - De (web domain)", "POS: cross-language").paper == {}
+    named = [note for note in table.notes if note.startswith("Rows of ours alone")]
+    assert len(named) == 1 and "En - En (cc domain): set en_cc" in named[0]
 
 
 def test_table5_absolute_scores_with_the_dev_row():
@@ -239,6 +253,18 @@ def test_table4_is_spearman_of_gap_and_layer_averaged_similarity():
     assert compact_cell(table, _row(table, "Parsing"), "Fine-tuned") == f"{NOT_COMPUTED} (0.760)"
     few = muller_tables.build_table4(*_correlation_inputs(("fr", "de")))
     assert _row(few, "NER").ours["Fine-tuned"] is None  # 2 languages: n/c, not a crash
+
+
+def test_table4_diff_compares_our_signed_rho_with_the_paper_negated():
+    table = muller_tables.build_table4(*_correlation_inputs())
+    rho = _row(table, "NER").ours["Fine-tuned"]
+    assert rho < 0  # a larger similarity, a smaller gap
+    ner = to_frame(table).set_index("row").loc["NER"]
+    assert ner["Fine-tuned paper"] == 0.47  # printed as the paper prints it
+    assert ner["Fine-tuned diff"] == pytest.approx(rho + 0.47, abs=1e-5)  # not rho - 0.47
+    assert ner["Pretrained diff"] == pytest.approx(ner["Pretrained"] + 0.43, abs=1e-5)
+    assert pd.isna(ner["p fine-tuned diff"])  # no p-value in the paper
+    assert any("diff = ours + paper" in note for note in table.notes)
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -328,6 +354,62 @@ def test_figure_numbers_are_the_seed_means(figures):
     assert set(figure3["layer"]) == {0, 1, 2, 3}
     figure8 = pd.read_csv(out / "figure8.csv")
     assert set(figure8["task"]) == {"ner"} and set(figure8["group"]) == {"ref", "1-2"}
+
+
+@pytest.fixture
+def kept_figures(monkeypatch):
+    """The figures drawn, kept past ``_save`` (which closes them) to read their Axes."""
+    kept = []
+    save = muller_figures._save
+
+    def keep(fig, *args):
+        kept.append(fig)
+        save(fig, *args)
+
+    monkeypatch.setattr(muller_figures, "_save", keep)
+    return kept
+
+
+def test_figure3_gives_each_task_its_own_line_style_and_marker(tmp_path, kept_figures):
+    scores, similarity = _correlation_inputs()
+    # POS's scores and fine-tuned similarity are NER's: the same ρ at every layer in both panels
+    scores = pd.concat([scores, scores.assign(task="pos")], ignore_index=True)
+    finetuned = similarity[similarity["model"] == "finetuned"]
+    similarity = pd.concat([similarity, finetuned.assign(task="pos")], ignore_index=True)
+    paths = [tmp_path / f"f3.{kind}" for kind in ("png", "pdf", "csv")]
+    muller_figures.figure3(scores, similarity, *paths)
+    for ax in kept_figures[0].axes:
+        lines = {line.get_label(): line for line in ax.get_lines()}  # and the axhline's "_child"
+        assert {"POS", "NER"} == {label for label in lines if not label.startswith("_")}
+        pos, ner = lines["POS"], lines["NER"]
+        assert list(pos.get_ydata()) == list(ner.get_ydata())  # one on the other
+        assert pos.get_linestyle() != ner.get_linestyle()
+        assert pos.get_marker() != ner.get_marker()
+        assert pos.get_color() != ner.get_color()
+
+
+def _en_ru_similarity(layers=range(7)):
+    rows = []
+    for layer in layers:
+        base = {"source": "en", "target": "ru", "layer": layer, "cka_debiased": None}
+        rows.append(base | {"model": "pretrained", "task": "", "group": "ref", "seed": 0})
+        for task in paper.TASKS:
+            rows.append(base | {"model": "finetuned", "task": task, "group": "ref", "seed": 1})
+    return pd.DataFrame(rows).assign(cka=0.5)
+
+
+def test_figure1_marks_the_papers_three_peaks_once_with_each_number(tmp_path, kept_figures):
+    paths = [tmp_path / f"f1.{kind}" for kind in ("png", "pdf", "csv")]
+    muller_figures.figure1(_en_ru_similarity(), *paths)
+    ax = kept_figures[0].axes[0]
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    peaks = [label for label in labels if label.startswith("paper")]
+    assert peaks == ["paper peak (x100): Parsing 78.1, POS 78.1, NER 78.2"]
+    assert [text.get_text() for text in ax.texts] == ["paper: 78.1-78.2 at layer 5"]
+    kept_figures.clear()
+    muller_figures.figure1(_en_ru_similarity(range(5)), *paths)  # no layer 5: no paper peak
+    labels = [text.get_text() for text in kept_figures[0].axes[0].get_legend().get_texts()]
+    assert not [label for label in labels if label.startswith("paper")]
 
 
 def test_figures_fall_back_to_the_first_target_present(tmp_path):

@@ -1,11 +1,13 @@
 """Tables with the paper beside this run, cell by cell, as csv, markdown and LaTeX (booktabs).
 
 Every table of both studies is written through :func:`write_compared`: each cell holds our number,
-the paper's number and their difference. The csv keeps them in separate columns (``<col>``,
-``<col> paper``, ``<col> diff``, and ``<col> std`` where a study ran several seeds); markdown and
-LaTeX print the compact ``ours (paper)`` form. A cell this run did not compute reads ``n/c``, never
-a number; a cell the paper does not report prints ours alone. Cells whose paper number is suspect
-(e.g. copied from another row in the paper) carry a dagger and a note under the table.
+the paper's number and their difference (ours minus the paper's; plus, where a column's
+``paper_sign`` says the paper printed the magnitude of a negative number). The csv keeps them in
+separate columns (``<col>``, ``<col> paper``, ``<col> diff``, and ``<col> std`` where a study ran
+several seeds); markdown and LaTeX print the compact ``ours (paper)`` form. A cell this run did
+not compute reads ``n/c``, never a number; a cell the paper does not report prints ours alone.
+Cells whose paper number is suspect (e.g. copied from another row in the paper) carry a dagger and
+a note under the table.
 
 A table may also have text columns before the numbers (how a row was built, e.g. Table 1's domain
 and vocabulary), printed as they are, and a key column that only the csv carries (a stable row id
@@ -64,13 +66,20 @@ class ComparedTable:
     text_columns: Sequence[str] = ()  # printed between the label and the numbers
     key_heading: str = ""  # when set, the csv has this column with each row's key
     column_digits: Mapping[str, int] = field(default_factory=dict)  # overrides ``digits``
+    # Per column, the sign the paper's number takes in the diff (default +1): -1 where the paper
+    # prints a magnitude whose sign its text implies is negative, so the diff compares like with
+    # like while the paper column keeps the number as printed. Say so in the table's notes.
+    paper_sign: Mapping[str, int] = field(default_factory=dict)
 
     def digits_of(self, column: str) -> int:
         return self.column_digits.get(column, self.digits)
 
     def difference(self, row: ComparedRow, column: str) -> Value:
+        """Ours minus the paper's number (times its ``paper_sign``)."""
         ours, paper = row.ours.get(column), row.paper.get(column)
-        return None if is_missing(ours) or is_missing(paper) else ours - paper
+        if is_missing(ours) or is_missing(paper):
+            return None
+        return ours - self.paper_sign.get(column, 1) * paper
 
     @property
     def has_spread(self) -> bool:

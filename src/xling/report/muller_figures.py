@@ -110,6 +110,25 @@ def _plot(ax, rows: pd.DataFrame, label: str, style: str = "-", **kwargs) -> boo
     return True
 
 
+# Figure 3's line style and hollow marker per task (in the order drawn): tasks with the same ρ at
+# every layer (the demo's pretrained Parsing and POS) draw one line on another, and a dashed line
+# over a solid one with other markers keeps both visible.
+_TASK_STYLES = (("-", "o", 6), ("--", "s", 5), (":", "^", 5), ("-.", "D", 4), ((0, (1, 3)), "v", 5))
+
+
+def _task_style(index: int) -> dict:
+    """Colour, line style and marker of the ``index``-th task, the same in every panel (a task
+    one panel lacks does not shift the others' colours)."""
+    linestyle, marker, size = _TASK_STYLES[index % len(_TASK_STYLES)]
+    return {
+        "color": f"C{index % 10}",
+        "linestyle": linestyle,
+        "marker": marker,
+        "ms": size,
+        "mfc": "none",  # hollow: a marker under another still shows its outline
+    }
+
+
 def _legend(ax, **kwargs) -> None:
     if ax.get_legend_handles_labels()[0]:
         ax.legend(**kwargs)
@@ -145,6 +164,29 @@ def _tagged(rows: pd.DataFrame, curve: str) -> pd.DataFrame:
 # --- Figures 1, 2, 4 ---------------------------------------------------------------------------
 
 
+def _paper_peaks(ax, layer: int, peaks: Mapping[str, float]) -> None:
+    """One marker for the text's fine-tuned peaks (x100) at ``layer``, its bar spanning them: the
+    paper's 78.1, 78.1 and 78.2 are 0.001 apart, so a cross per task drew one visible cross while
+    the legend listed three. The label and a note beside the marker give each task's number."""
+    if not peaks:
+        return
+    low, high = min(peaks.values()), max(peaks.values())
+    span = f"{low:.1f}" if low == high else f"{low:.1f}-{high:.1f}"
+    each = ", ".join(f"{_task_name(task)} {peak:.1f}" for task, peak in peaks.items())
+    middle = (low + high) / 200
+    bar = [[middle - low / 100], [high / 100 - middle]]
+    label = f"paper peak (x100): {each}"
+    ax.errorbar([layer], [middle], yerr=bar, fmt="x", color="crimson", ms=8, capsize=3, label=label)
+    ax.annotate(
+        f"paper: {span} at layer {layer}",
+        (layer, high / 100),
+        xytext=(6, 6),
+        textcoords="offset points",
+        fontsize=7,
+        color="crimson",
+    )
+
+
 def figure1(
     similarity: pd.DataFrame,
     png: str | Path,
@@ -159,7 +201,8 @@ def figure1(
     """Figure 1: CKA per layer between source and target, pretrained and fine-tuned per task.
 
     Where the pair is the paper's (en-ru) and the model has a layer 5, the peaks the text gives for
-    the fine-tuned models (layer 5: 78.1, 78.1, 78.2 for parsing, POS, NER) are marked with crosses.
+    the fine-tuned models (layer 5: 78.1, 78.1, 78.2 for parsing, POS, NER) are marked with one
+    cross (:func:`_paper_peaks`).
     """
     means = mean_similarity(prepare_similarity(similarity), measure)
     source, target, note = choose_pair(means, source, target)
@@ -173,9 +216,8 @@ def figure1(
     data = _long(parts, _COLUMNS)
     layer = paper.FIGURE_FACTS["figure1_peak_layer"]
     if (source, target) == paper.FIGURE_FACTS["figure1_pair"] and layer in set(data["layer"]):
-        for task, peak in paper.FIGURE_FACTS["figure1_peak_cka"].items():
-            if task in tasks:
-                ax.plot([layer], [peak / 100], "x", ms=7, label=f"paper peak {_task_name(task)}")
+        peaks = paper.FIGURE_FACTS["figure1_peak_cka"]
+        _paper_peaks(ax, layer, {task: peaks[task] for task in tasks if task in peaks})
     _axes_layers(ax, data["layer"])
     ax.set_title(
         _title(f"Figure 1: cross-lingual similarity {source}-{target}", note, data.empty),
@@ -366,10 +408,11 @@ def figure3(
         axes, ("finetuned", "pretrained"), ("fine-tuned", "pretrained"), strict=True
     ):
         drawn = False
-        for task in tasks:
+        for index, task in enumerate(tasks):
             rows = data[(data["kind"] == kind) & (data["task"] == task)].dropna(subset=["rho"])
             if not rows.empty:
-                ax.plot(rows["layer"], rows["rho"], marker="o", ms=3, label=_task_name(task))
+                style = _task_style(index)
+                ax.plot(rows["layer"], rows["rho"], label=_task_name(task), **style)
                 drawn = True
         _axes_layers(ax, data["layer"], ylabel="Spearman ρ", ylim=(-1.05, 1.05))
         ax.axhline(0, color="grey", lw=0.6)
