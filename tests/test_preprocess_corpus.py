@@ -172,6 +172,15 @@ def test_extract_wikipedia_writes_characters_not_html_entities(tmp_path) -> None
     assert out.read_text(encoding="utf-8") == "Zorblat & Co is AT&T's rival, 3 < 5 > 2.\n"
 
 
+def test_extract_wikipedia_writes_half_a_surrogate_pair_as_a_replacement_character(tmp_path):
+    text = "'''Zorblat''' &#xD83D; and &#xD83D;&#xDE00; and &#x1F600;."
+    dump = _dump(tmp_path / "testwiki-pages-articles.xml.bz2", [("Zorblat", text)])
+    out = tmp_path / "wiki.txt"
+    assert extract_wikipedia(dump, out) == 1
+    line = out.read_text(encoding="utf-8")
+    assert line.startswith("Zorblat \ufffd and ") and line.endswith(" and \U0001f600.\n")
+
+
 def test_extract_wikipedia_errors(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no Wikipedia dump"):
         extract_wikipedia(tmp_path / "missing.xml.bz2", tmp_path / "out.txt")

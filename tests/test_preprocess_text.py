@@ -7,6 +7,7 @@ import pickle
 import unicodedata
 
 import pytest
+import regex
 from sacremoses import MosesPunctNormalizer
 
 from xling.errors import InputFileError, SettingsError
@@ -42,10 +43,12 @@ def test_moses_normalizes_unicode_punctuation() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "de", "ru", "zh"])
-def test_fast_punctuation_normalizer_matches_sacremoses(lang: str) -> None:
-    reference = MosesPunctNormalizer(
-        lang=lang, pre_replace_unicode_punct=True, post_remove_control_chars=True
-    )
+def test_fast_punctuation_normalizer_matches_sacremoses_then_moses_non_printing(lang) -> None:
+    sacremoses = MosesPunctNormalizer(lang=lang, pre_replace_unicode_punct=True)
+
+    def reference(text: str) -> str:  # remove-non-printing-char.perl: s/\p{C}/ /g
+        return regex.sub(r"\p{C}", " ", sacremoses.normalize(text)).strip()
+
     fast = MosesPunctuationNormalizer(lang)
     texts = [
         "Plain text , with spaces before ; punctuation : ok ?",
@@ -56,7 +59,7 @@ def test_fast_punctuation_normalizer_matches_sacremoses(lang: str) -> None:
         "",
         *synthetic_sentences(50, seed=2, raw=True),
     ]
-    assert [fast(text) for text in texts] == [reference.normalize(text) for text in texts]
+    assert [fast(text) for text in texts] == [reference(text) for text in texts]
 
 
 def test_jieba_segments_chinese_and_normalizes_punctuation() -> None:
@@ -217,3 +220,9 @@ def test_an_empty_or_missing_user_dictionary_is_refused(tmp_path) -> None:
         read_user_dictionary(empty)
     with pytest.raises(InputFileError, match=r"missing.txt: the user dictionary does not exist"):
         read_user_dictionary(tmp_path / "missing.txt")
+
+
+def test_non_printing_characters_become_spaces_as_in_moses() -> None:
+    """remove-non-printing-char.perl: s/\\p{C}/ /g (sacremoses deletes them, gluing words)."""
+    pipeline = TextPipeline("en", "moses")
+    assert pipeline.tokenize("foo\tbar zero\u200bwidth") == ["foo", "bar", "zero", "width"]

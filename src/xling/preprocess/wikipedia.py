@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from xling.fileio import StrPath
 
 # wikiextractor chooses decompression by file name (fileinput.hook_compressed); the download
 # rule names a dump by its resource (raw/downloads/wiki_en), so the format is read from its bytes.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAGIC_SUFFIXES = ((b"BZh", ".bz2"), (b"\x1f\x8b", ".gz"))
 
 
@@ -95,7 +97,10 @@ def extract_wikipedia(
                 # inside a paragraph line, whatever its idea of a newline.
                 # wikiextractor escapes &, < and > as HTML entities by default (--html-safe, on
                 # in JSON output too), which Moses would cut into "& amp ;": undo it.
-                for paragraph in html.unescape(text).splitlines():
+                # A numeric reference to half a surrogate pair (&#xD83D;) comes out of
+                # wikiextractor as a lone surrogate, which UTF-8 cannot write.
+                text = _LONE_SURROGATE.sub("\ufffd", html.unescape(text))
+                for paragraph in text.splitlines():
                     paragraph = paragraph.strip()
                     if paragraph:
                         out.write(paragraph)
