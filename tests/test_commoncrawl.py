@@ -8,8 +8,8 @@ from xling.acquire.commoncrawl import sample_to_size, text_bytes
 @pytest.fixture
 def cc_file(tmp_path):
     lines = []
-    for doc in range(200):
-        lines += [f"document {doc} sentence {i} with some words" for i in range(10)] + [""]
+    for doc in range(2000):
+        lines += [f"document {doc} paragraph {i} with some words" for i in range(3)] + [""]
     path = tmp_path / "fr.txt.xz"
     with lzma.open(path, "wt", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
@@ -37,7 +37,32 @@ def test_sample_matches_the_target_size_and_is_a_subset(cc_file, tmp_path):
     assert other.read_text() != out.read_text()
 
 
+def test_documents_are_kept_whole_and_in_order(cc_file, tmp_path):
+    path, _ = cc_file
+    out = tmp_path / "cc.txt"
+    sample_to_size(path, text_bytes(path) // 10, out, seed=5)
+    sampled = out.read_text().splitlines()
+    documents = [line.split()[1] for line in sampled]
+    assert len(sampled) % 3 == 0
+    for start in range(0, len(sampled), 3):  # the three paragraphs of one document, in order
+        assert documents[start : start + 3] == [documents[start]] * 3
+        assert [line.split()[3] for line in sampled[start : start + 3]] == ["0", "1", "2"]
+
+
 def test_small_source_is_kept_whole(cc_file, tmp_path):
     path, lines = cc_file
     out = tmp_path / "cc.txt"
     assert sample_to_size(path, 10**9, out, seed=0) == len(lines)
+
+
+def test_a_byte_that_is_not_utf8_and_a_lone_carriage_return_do_not_break_lines(tmp_path):
+    path = tmp_path / "ru.txt"
+    path.write_bytes(b"first \xff line\nsecond\rstill second\n\nthird\n")
+    out = tmp_path / "cc.txt"
+    assert sample_to_size(path, 10**9, out, seed=0) == 3
+    assert out.read_bytes().decode("utf-8").split("\n") == [
+        "first \ufffd line",
+        "second\rstill second",
+        "third",
+        "",
+    ]
