@@ -13,7 +13,8 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-min_version("9.14.1")
+# 9.16.3 to 9.18 read a profile's plain runtime number as seconds (snakemake#4039)
+min_version("9.19")
 
 # The workflow's logic lives in src/xling; make it importable without an install.
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))

@@ -32,6 +32,13 @@ def test_gpus_on_one_node_start_one_process_each():
     assert not launch.in_process
 
 
+@pytest.mark.parametrize(
+    ("gres", "processes"), [("gpu:8", 8), ("gpu:a100:8", 8), ("shard:2,gpu:h100_80g:4", 4)]
+)
+def test_gpus_asked_for_as_gres_start_one_process_each(gres, processes):
+    assert launch_from_resources({"gres": gres, "nodes": 1}).processes_per_node == processes
+
+
 def test_two_nodes_start_through_srun():
     launch = launch_from_resources(TWO_NODES)
     assert (launch.nodes, launch.processes_per_node, launch.launcher) == (2, 4, "srun")
@@ -121,4 +128,42 @@ def test_a_job_on_other_processes_than_the_config_assumes_is_warned_with_both_ba
     assert "runs 1 process(es): a global batch of 96" in warning
     eight = launch_from_resources({"gpu": 8})
     assert world_size_warning(8, eight, batch_size=96) is None
-    assert world_size_warning(None, one, batch_size=96) is None  # no expectation, no check
+    assert world_size_warning(None, one, batch_size=96) is None  # a config without: one process
+    # the demo's config on the SLURM profile's 8 GPUs: a global batch 8 times the demo's
+    assert "global batch of 768" in world_size_warning(None, eight, batch_size=96)
+
+
+# The job script's part of a stop: torchrun replaced by a child that signals its parent (as SLURM
+# signals every process of the step) and checks what it inherited.
+_CHILD = """
+import os, signal, time
+inherited = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+print("child:", inherited, os.environ["TORCH_ELASTIC_SHUTDOWN_TIMEOUT"], flush=True)
+os.kill(os.getppid(), signal.SIGTERM)
+time.sleep(0.5)
+print("child done", flush=True)
+"""
+_PARENT = """
+import sys
+from xling.cluster import launch
+launch.torchrun_command = lambda *args, **kwargs: [sys.executable, "-c", CHILD]
+launch.run_torchrun(launch.Launch(1, 2), [])
+print("parent survived", flush=True)
+"""
+
+
+def test_the_job_script_waits_through_a_stop_signal_for_the_trainers_to_checkpoint():
+    import subprocess
+    import sys
+
+    script = f"CHILD = {_CHILD!r}\n{_PARENT}"
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    lines = done.stdout.splitlines()
+    # torchrun gets the default action back (it installs its own handler) and 540 s to shut down
+    assert "child: True 540" in lines
+    assert "signal 15: waiting for the trainers to checkpoint" in lines
+    assert lines[-2:] == ["child done", "parent survived"]

@@ -2,8 +2,12 @@
 on a work directory another trainer holds, both processes stop at once."""
 
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from xling.model import load_pretrained
 from xling.pretrain import PretrainSettings
@@ -89,3 +93,54 @@ def test_torchrun_on_a_busy_work_dir_stops_every_process(tmp_path):
     assert "is in use by pretraining" in done.stderr  # process 0
     assert "process 0 could not lock the work directory" in done.stderr  # process 1
     assert not (tmp_path / "out" / "model").exists()
+
+
+def _descendants(pid: int) -> list[int]:
+    children = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _rank_of(pid: int) -> str | None:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    ranks = [item[5:].decode() for item in environ if item.startswith(b"RANK=")]
+    return ranks[0] if ranks else None
+
+
+def test_a_signal_to_one_process_stops_every_process_after_a_checkpoint(tmp_path):
+    """SLURM's early signal reaches each process at another point of its step; here only
+    process 1 gets it. All stop at the next step they check together, process 0 checkpoints."""
+    command = torchrun_command(tmp_path)
+    settings = json.loads(command[command.index("--settings-json") + 1])
+    settings.update(total_steps=100_000, eval_interval=100_000)  # runs until stopped
+    command[command.index("--settings-json") + 1] = json.dumps(settings)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in process.stdout:  # the first progress line: both processes train
+            if "step 3/" in line:
+                break
+        ranks = {_rank_of(pid): pid for pid in _descendants(process.pid)}
+        os.kill(ranks["1"], signal.SIGTERM)
+        output = process.communicate(timeout=120)[0]
+    finally:
+        process.kill()
+    assert process.returncode != 0
+    assert f"stopped by signal {int(signal.SIGTERM)} after checkpointing step" in output  # 1
+    assert "stopped by another process's signal after checkpointing step" in output  # 0
+    steps = {int(m) for m in re.findall(r"after checkpointing step (\d+)", output)}
+    assert len(steps) == 1, "both at the same step"
+    (checkpoint,) = (tmp_path / "out" / ".work").glob("checkpoint-step*.pt")
+    assert checkpoint.name == f"checkpoint-step{steps.pop()}.pt"

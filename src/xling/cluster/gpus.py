@@ -17,7 +17,7 @@ from pathlib import Path
 # Set to 1 where GPUs are only pretended, e.g. the test suite's SLURM cluster with fake GPUs.
 ALLOW_VARIABLE = "XLING_ALLOW_MISSING_GPUS"
 _DRIVER_FILE = Path("/proc/driver/nvidia/version")
-_GRES_GPUS = re.compile(r"(?:^|,)gpu(?::[A-Za-z0-9_.]+)?:(\d+)")
+_GRES_GPUS = re.compile(r"(?:^|,)gpu(?::[A-Za-z0-9_.-]+)?:(\d+)\b")
 
 
 class GpuVisibilityError(RuntimeError):
@@ -32,8 +32,13 @@ def gpus_of(resources: Mapping[str, object]) -> int:
     for name in ("gpu", "gpus"):
         if resources.get(name):
             return int(resources[name])
+    return nodes * gres_gpus_per_node(resources)
+
+
+def gres_gpus_per_node(resources: Mapping[str, object]) -> int:
+    """GPUs per node a ``gres`` resource asks for (``gpu:8``, typed ``gpu:a100:8``); 0 without."""
     found = _GRES_GPUS.search(str(resources.get("gres") or ""))
-    return nodes * int(found.group(1)) if found else 0
+    return int(found.group(1)) if found else 0
 
 
 def gpus_per_node(resources: Mapping[str, object]) -> int:

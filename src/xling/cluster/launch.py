@@ -15,15 +15,24 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from xling.cluster.gpus import gres_gpus_per_node
+
 PORT_BASE, PORT_SPAN = 20000, 20000  # rendezvous ports, spread by job id to avoid clashes
+# How long torchrun lets its processes checkpoint and exit after SIGTERM before it kills them
+# (torch's default, 30 s, is less than writing a paper-scale checkpoint may take); below the 600 s
+# of the profile's early signal (--signal=TERM@600), so that SLURM's own kill comes after it.
+SHUTDOWN_TIMEOUT_SECONDS = 540
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 _GPUS_PER_NODE_FLAG = re.compile(r"--gpus-per-node[= ](?:[A-Za-z0-9_.]+:)?(\d+)\b")
 
 
@@ -79,20 +88,26 @@ def launch_from_resources(resources: Mapping[str, object]) -> Launch:
         )
     if not per_node:
         per_node = _positive_int(resources, "gpu", 0) or _positive_int(resources, "gpus", 0)
+    if not per_node:  # sites that ask for typed GPUs: gres "gpu:a100:8"
+        per_node = gres_gpus_per_node(resources)
     return Launch(nodes=nodes, processes_per_node=max(per_node, 1), launcher=launcher)
 
 
 def world_size_warning(expected: int | None, launch: Launch, batch_size: int) -> str | None:
     """A warning when a job trains on another number of processes than its config assumes
-    (``pretrain.world_size``): the global batch, and with it what lr and steps mean, changes."""
-    if not expected or expected == launch.world_size:
+    (``pretrain.world_size``; one where the config does not say, as the demo's): the global batch,
+    and with it what lr and steps mean, changes."""
+    said = f"is {expected}" if expected else "is not set (one process)"
+    expected = expected or 1
+    if expected == launch.world_size:
         return None
     return (
-        f"WARNING: config pretrain.world_size is {expected} (a global batch of "
+        f"WARNING: config pretrain.world_size {said} (a global batch of "
         f"{expected * batch_size} streams) but this job runs {launch.world_size} process(es): a "
         f"global batch of {launch.world_size * batch_size}, so the learning rate and steps do not "
-        "mean what the config says. Run it with the SLURM profile (slurm/config.yaml asks for the "
-        "GPUs), or set pretrain.world_size to the processes you mean to use."
+        "mean what the config says. Run the paper study with the SLURM profile (slurm/config.yaml "
+        "asks for its GPUs), a study of one process with `--set-resources pretrain_model:gpu=1 "
+        "pretrain_monolingual:gpu=1`, or set pretrain.world_size to the processes you mean to use."
     )
 
 
@@ -157,13 +172,42 @@ def run_torchrun(
     )
     src = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    env.setdefault("TORCH_ELASTIC_SHUTDOWN_TIMEOUT", str(SHUTDOWN_TIMEOUT_SECONDS))
     shown = " ".join(command[: len(command) - len(module_args)])
     print(f"{launch.world_size} processes: {shown} ...", file=output, flush=True)
-    done = subprocess.run(
-        command, stdout=output, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": path}
-    )
+    with _WaitThroughStopSignals(output):
+        done = subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, env=env)
     if done.returncode != 0:
         raise RuntimeError(
             f"distributed pretraining exited with status {done.returncode} (output above); "
             "rerun the job to resume from its last checkpoint"
         )
+
+
+class _WaitThroughStopSignals:
+    """While the job script waits for torchrun: a stop signal is noted, not obeyed.
+
+    SLURM's early signal reaches every process of the job step: the trainers (which checkpoint and
+    exit), torchrun (which passes it on and waits for them), and this script, whose default
+    action is to die at once; Snakemake would then fail the job and SLURM end the step, killing
+    the trainers before their checkpoint. A Python handler, not SIG_IGN: an ignored signal would
+    stay ignored in torchrun and its trainers too.
+    """
+
+    def __init__(self, output: IO):
+        self.output, self.previous = output, {}
+
+    def _note(self, signum, frame) -> None:
+        print(
+            f"signal {signum}: waiting for the trainers to checkpoint", file=self.output, flush=True
+        )
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {sig: signal.signal(sig, self._note) for sig in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)

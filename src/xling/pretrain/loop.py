@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import torch
+import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
@@ -76,17 +77,37 @@ def train_steps(job: PretrainJob, step_callback: Callable[[int], None] | None = 
                 evaluate_and_select(job)
             due = bool(s.checkpoint_steps) and job.step % s.checkpoint_steps == 0
             due = due or time.monotonic() - last_checkpoint >= 60 * s.checkpoint_minutes
-            if due or job.step == s.total_steps or stop.signal is not None:
+            stopping = _stop_agreed(stop, job.runtime, job.step, every=s.log_interval)
+            if due or job.step == s.total_steps or stopping:
                 job.save_checkpoint()
                 last_checkpoint = time.monotonic()
             interval.paused += time.monotonic() - pause_start
-            if stop.signal is not None:
+            if stopping:
+                cause = f"signal {stop.signal}" if stop.signal else "another process's signal"
                 raise SystemExit(
-                    f"stopped by signal {stop.signal} after checkpointing step {job.step}; "
+                    f"stopped by {cause} after checkpointing step {job.step}; "
                     "rerun the same job to resume"
                 )
             if step_callback is not None:
                 step_callback(job.step)
+
+
+def _stop_agreed(stop: _StopSignals, runtime: Runtime, step: int, *, every: int) -> bool:
+    """Whether every process stops after ``step``.
+
+    One process stops after the step in which its signal came. Processes of a distributed job
+    stop together, at a step they all check (every ``every`` steps), if any of them got one: the
+    signal reaches each at another point of its step, and a process that stopped alone would
+    leave the others waiting in their next all-reduce, with process 0, which writes the
+    checkpoint, possibly among them.
+    """
+    if not runtime.distributed:
+        return stop.signal is not None
+    if step % every:
+        return False
+    flag = torch.tensor([int(stop.signal is not None)], dtype=torch.int32, device=runtime.device)
+    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+    return bool(flag.item())
 
 
 def _objective(model: MLMEncoder, runtime: Runtime, *, compile_layers: bool) -> nn.Module:
