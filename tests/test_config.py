@@ -303,7 +303,12 @@ def test_a_pin_keyed_by_a_name_no_download_has_is_rejected(paper):
     paper["data"]["muse"]["sha256"] = {"en-fr.5000-6500.txt": hex64}
     paper["data"]["tatoeba"]["sha256"] = {"tatoeba.fra-eng.eng": hex64}
     paper["data"]["fasttext"]["sha256"] = {"wiki.zh.vec": hex64}
+    paper["data"]["transformers"]["sha256"] = {"model.safetensors": hex64}
     xconfig.validate(copy.deepcopy(paper))
+    wrong = copy.deepcopy(paper)
+    wrong["data"]["transformers"]["sha256"] = {"pytorch_model.bin": hex64}  # not in its files
+    with pytest.raises(xconfig.ConfigError, match=r"data\.transformers\.sha256.*pytorch_model"):
+        xconfig.validate(wrong)
     paper["data"]["commoncrawl"]["sha256"] = {**good, "zh.txt.xz": hex64}  # CC-100 says zh-Hans
     with pytest.raises(xconfig.ConfigError, match=r"data\.commoncrawl\.sha256.*\['zh\.txt\.xz'\]"):
         xconfig.validate(paper)

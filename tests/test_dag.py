@@ -213,6 +213,7 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
         download_tatoeba=2 * len(s5_pairs),
         download_fasttext=len(word_languages(config)),
         keep_fasttext_vocabulary=len(word_languages(config)),
+        download_transformers_file=len(config["data"]["transformers"]["files"]),  # mBERT
         import_paraphrases=1,
         import_xnli=1,
         xnli_parallel=1,
@@ -397,6 +398,28 @@ def test_muller_runs_one_job_per_setup_in_the_demo_and_one_per_run_in_the_paper(
     assert [s.key for s in paper.setups if s.runs_of] == ["domain/ner/en"]
     assert counts["muller_finetune"] == sum(len(paper.runs(s)) for s in training) == 3210
     assert "pretrain_multilingual" not in counts  # mBERT is loaded, not trained
+
+
+def test_the_paper_studys_mbert_is_downloaded_once_and_read_from_its_directory(repo, tmp_path):
+    """Compute nodes may have no internet: the hub id's files are local jobs, and every Muller
+    job that loads the model takes them as inputs; a model directory is read where it is."""
+    paper = [repo / "config/config.yaml"]
+    config = load(repo, "config.yaml")
+    folder = "results/paper/raw/transformers/bert-base-multilingual-cased"
+    files = [f"{folder}/{name}" for name in config["data"]["transformers"]["files"]]
+    for rule in ("muller_encode", "muller_parallel", "muller_similarity_pretrained"):
+        inputs = rule_inputs(paper, tmp_path / "hub", rule, targets=("muller",))
+        assert inputs and all(set(files) <= set(job) for job in inputs), rule
+    (params, _), *_ = rule_settings(paper, tmp_path / "hub", "muller_parallel", ("muller",))
+    assert params["model"] == folder
+    saved = tmp_path / "mbert"
+    saved.mkdir()
+    override = {"muller": {**config["muller"], "model": {**config["muller"]["model"]}}}
+    override["muller"]["model"]["name"] = str(saved)
+    counts = plan(paper, tmp_path / "local", targets=("muller",), config=override)
+    assert "download_transformers_file" not in counts
+    inputs = rule_inputs(paper, tmp_path / "local", "muller_parallel", ("muller",), override)
+    assert str(saved) in inputs[0]
 
 
 def test_a_repeated_key_in_a_config_file_stops_the_plan_naming_the_line(repo, tmp_path):

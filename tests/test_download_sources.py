@@ -50,3 +50,19 @@ def test_a_download_pinned_after_it_ran_keeps_its_params(repo, tmp_path):
     pinned = {"data": {"downloads": {"ud23": {"sha256": HEX}}}}
     assert source(pinned) == source({}) == {"url": source({})["url"], "pin": ["downloads", "ud23"]}
     assert pinned_sha256({"downloads": {"ud23": {"url": "u", "sha256": HEX}}}, "downloads", "ud23")
+
+
+def test_a_transformers_model_file_is_fetched_from_its_revision_with_its_pin(repo, tmp_path):
+    config = {"data": {"transformers": {"revision": "0123abc", "sha256": {"vocab.txt": HEX}}}}
+    folder = "results/paper/raw/transformers/bert-base-multilingual-cased"
+    jobs = rule_settings(
+        [repo / "config/config.yaml"], tmp_path, "download_transformers_file",
+        targets=(f"{folder}/vocab.txt",), config=config,
+    )  # fmt: skip
+    (params, retries), *others = jobs
+    assert not others and retries == 2
+    assert params["source"] == {
+        "url": "https://huggingface.co/bert-base-multilingual-cased/resolve/0123abc/vocab.txt",
+        "pin": ["transformers", "vocab.txt"],
+    }
+    assert pinned_sha256(config["data"], *params["source"]["pin"]) == HEX

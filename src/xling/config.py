@@ -167,6 +167,7 @@ URL_FIELDS = {
     "muse": {"src", "tgt", "span"},
     "tatoeba": {"code", "side"},
     "fasttext": {"lang"},
+    "transformers": {"name", "revision", "file"},
 }
 
 
@@ -215,6 +216,8 @@ def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
     elif section == "tatoeba":
         codes = data.get("codes", {}).values()
         fillings = [{"code": code, "side": side} for code in codes for side in (code, "eng")]
+    elif section == "transformers":
+        return set(data["files"])
     else:
         fillings = [{"lang": lang} for lang in languages]
     return {data["url"].format(**filling).rsplit("/", 1)[-1] for filling in fillings}

@@ -225,3 +225,25 @@ else:
             manual_dir=config["data"]["manual_dir"],
         script:
             "../scripts/import_paraphrases.py"
+
+
+if "transformers" in config["data"]:
+
+    rule download_transformers_file:
+        # One file of a transformers model named by a hub id (Muller et al.'s mBERT), fetched on
+        # the machine that runs Snakemake: its jobs then load a directory, never the Hub.
+        output:
+            f"{R}/raw/transformers/{{model}}/{{file}}",
+        log:
+            f"{R}/logs/acquire/download_transformers_{{model}}_{{file}}.log",
+        wildcard_constraints:
+            model=".+",
+            file="[^/]+",
+        retries: 2
+        localrule: True
+        conda:
+            "../../envs/text.yaml"
+        params:
+            source=get_transformers_source,
+        script:
+            "../scripts/download.py"

@@ -13,14 +13,30 @@ MULLER_SETUPS = {setup.key: setup for setup in MULLER.setups} if MULLER else {}
 
 
 def muller_model():
-    """The multilingual model: our own MLM's directory, or a transformers hub id / directory."""
+    """The multilingual model's directory: our own MLM's; a transformers model's own directory;
+    or, for a hub id, the one its files are downloaded to (data.transformers)."""
     model = config["muller"]["model"]
-    return f"{R}/pretrain/multi/model" if model["source"] == "pretrain" else model["name"]
+    if model["source"] == "pretrain":
+        return f"{R}/pretrain/multi/model"
+    if Path(model["name"]).is_dir():
+        return model["name"]
+    if "transformers" not in config["data"]:
+        raise ValueError(
+            f"config key 'muller.model.name': {model['name']!r} is no directory, so it is taken "
+            "for a hub id, whose files need config key 'data.transformers' (url, revision, files; "
+            "see config/config.yaml); or save the model with save_pretrained and name its directory"
+        )
+    return f"{R}/raw/transformers/{model['name']}"
 
 
 def muller_model_inputs():
-    """``{"model": dir}`` when this workflow builds the model; a hub id is not a file: {}."""
-    return {"model": muller_model()} if config["muller"]["model"]["source"] == "pretrain" else {}
+    """``{"model": ...}``: the model's directory, or the files a hub id's download gives it, so
+    that a changed or missing model reruns, or runs first, what reads it."""
+    model = config["muller"]["model"]
+    if model["source"] == "pretrain" or Path(model["name"]).is_dir():
+        return {"model": muller_model()}
+    files = config["data"]["transformers"]["files"] if "transformers" in config["data"] else []
+    return {"model": [f"{muller_model()}/{file}" for file in files]}
 
 
 def get_muller_model_inputs(wildcards):
@@ -28,8 +44,16 @@ def get_muller_model_inputs(wildcards):
 
 
 def get_muller_model(wildcards, input):
-    """What the job loads: its model input, or the transformers hub id or directory."""
-    return input.model if "model" in input.keys() else config["muller"]["model"]["name"]
+    """The directory the job loads its model from."""
+    return muller_model()
+
+
+def get_transformers_source(wildcards):
+    """One file of a transformers model of the hub (data.transformers)."""
+    revision = config["data"]["transformers"]["revision"]
+    return templated_source(
+        "transformers", name=wildcards.model, revision=revision, file=wildcards.file
+    )
 
 
 def muller_multilingual_settings():
