@@ -676,3 +676,16 @@ def test_random_init_similarity_compares_curves_over_the_same_pairs():
     similarity = similarity[(similarity["group"] == "ref") | (similarity["target"] == "ar")]
     result = verdict(Run({"muller_similarity": similarity}), "muller-4.3-random-init-similarity")
     assert result.verdict == NOT_COMPUTED
+
+
+def test_muller_layer_claims_take_l_from_the_models_depth():
+    """A study that runs only the lower groups: "the bottom third" of a 12-layer model is layers
+    1-4, not the bottom third of the highest group run (1-2 of 1-6 layers)."""
+    frame = muller_scores()
+    frame = frame[frame["group"].isin(["ref", "1-2", "3-4", "5-6"])]
+    shallow = verdict(Run({"muller_scores": frame}), "muller-4.1-lower-layers")
+    deep = verdict(Run({"muller_scores": frame}, muller_layers=12), "muller-4.1-lower-layers")
+    assert any("RANDOM-INIT 3-4" in name for name in deep.numbers)  # 4 <= 12 / 3
+    assert not any("RANDOM-INIT 3-4" in name for name in shallow.numbers)
+    upper = verdict(Run({"muller_scores": frame}, muller_layers=12), "muller-4.1-upper-layers")
+    assert upper.verdict == NOT_COMPUTED  # no group above 3L/4 = 9 was run

@@ -56,6 +56,17 @@ def get_transformers_source(wildcards):
     )
 
 
+def muller_layers():
+    """Muller et al.'s model depth: config muller.model.layers (mBERT: 12), or the layers of the
+    multilingual MLM this workflow trains; None without a `muller` section."""
+    if not config.get("muller"):
+        return None
+    model = config["muller"]["model"]
+    if model["source"] == "pretrain":
+        return muller_multilingual_settings()["layers"]
+    return model.get("layers")
+
+
 def muller_multilingual_settings():
     """The multilingual MLM of the demo: config `model` with muller.model.architecture on top;
     nothing language-specific, as in mBERT: no separate parts, and no language embeddings unless

@@ -165,6 +165,7 @@ rule claims:
     params:
         study=config["study"],
         english_prime=S5.english_prime if S5 else "enp",
+        muller_layers=muller_layers(),
     script:
         "../scripts/claims.py"
 

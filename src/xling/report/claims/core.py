@@ -157,6 +157,9 @@ class Run:
 
     tables: dict[str, pd.DataFrame | None]
     english_prime: str = "enp"
+    # Muller et al.'s model depth L ("the bottom third", "above 3L/4"); None: the highest layer
+    # of the RANDOM-INIT groups run
+    muller_layers: int | None = None
     _replicates: dict[str, list[pd.DataFrame]] = field(default_factory=dict, repr=False)
     # (reader, id of a table) -> (the table, its reader): shared by a run and its resamples, so
     # that every claim reading one resample of a table parses it once (the claims job is the
@@ -189,6 +192,7 @@ class Run:
             Run(
                 {**self.tables, **{n: f[i] for n, f in replaced.items()}},
                 self.english_prime,
+                self.muller_layers,
                 _views=self._views,
             )
             for i in range(count)
@@ -206,7 +210,12 @@ class Run:
         return self._replicates[name]
 
     @classmethod
-    def load(cls, paths: Mapping[str, str | Path | None], english_prime: str = "enp") -> Run:
+    def load(
+        cls,
+        paths: Mapping[str, str | Path | None],
+        english_prime: str = "enp",
+        muller_layers: int | None = None,
+    ) -> Run:
         """Read each named csv; a missing or empty file is None, never an error."""
         tables: dict[str, pd.DataFrame | None] = {}
         for name, path in paths.items():
@@ -218,7 +227,7 @@ class Run:
             except pd.errors.EmptyDataError:
                 continue
             tables[name] = frame if len(frame.columns) else None
-        return cls(tables, english_prime)
+        return cls(tables, english_prime, muller_layers)
 
 
 # --------------------------------------------------------------------------- claims as data

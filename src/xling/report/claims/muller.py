@@ -107,10 +107,12 @@ def _select_grid_points(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[keep].reset_index(drop=True)
 
 
-def _last_layer(groups: Mapping[str, set[int]]) -> int:
+def _last_layer(groups: Mapping[str, set[int]], run: Run) -> int:
+    """L: the model's depth where the run knows it, else the highest layer of the groups run (a
+    study that runs no group of the top layers would otherwise shrink "the bottom third")."""
     if not groups:
         raise NotComputed("no RANDOM-INIT group with numbered layers")
-    return max(max(layers) for layers in groups.values())
+    return run.muller_layers or max(max(layers) for layers in groups.values())
 
 
 def _drops(scores: Scores, experiment: str, task: str, source: str, group: str):
@@ -129,7 +131,7 @@ def _drops(scores: Scores, experiment: str, task: str, source: str, group: str):
 def check_muller_lower_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
     scores = run.view("muller_scores", Scores)
     groups = scores.groups("transfer")
-    last = _last_layer(groups)
+    last = _last_layer(groups, run)
     lower = sorted(g for g, layers in groups.items() if max(layers) <= last / 3)
     for task, source in scores.runs("transfer"):
         for group in lower:
@@ -149,7 +151,7 @@ def check_muller_lower_layers(claim: Claim, run: Run, evidence: Evidence) -> Non
 def check_muller_upper_layers(claim: Claim, run: Run, evidence: Evidence) -> None:
     scores = run.view("muller_scores", Scores)
     groups = scores.groups("transfer")
-    last = _last_layer(groups)
+    last = _last_layer(groups, run)
     upper = sorted(g for g, layers in groups.items() if min(layers) > 3 * last / 4)
     for task, source in scores.runs("transfer"):
         for group in upper:
