@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from typing import IO
 
 from xling.errors import InputFileError
 
@@ -39,13 +40,18 @@ def iter_lines(path: StrPath) -> Iterator[tuple[int, str]]:
     byte-order mark at the start is dropped. Undecodable bytes raise :class:`InputFileError`.
     """
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            raw = raw.rstrip(b"\n")
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
+        for number, raw in raw_lines(handle):
             yield number, decode_line(raw, path, number)
+
+
+def raw_lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(line_number, bytes)`` of an open binary file, as :func:`iter_lines` reads it but not
+    decoded: for readers that treat a line that is not UTF-8 otherwise than by stopping."""
+    for number, raw in enumerate(handle, start=1):
+        raw = raw.rstrip(b"\n").removesuffix(b"\r")
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        yield number, raw
 
 
 def iter_text(paths: Iterable[StrPath]) -> Iterator[str]:

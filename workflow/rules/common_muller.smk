@@ -12,6 +12,7 @@ MULLER = muller_plan(config)
 MULLER_SETUPS = {setup.key: setup for setup in MULLER.setups} if MULLER else {}
 
 
+@functools.cache  # one file-system check for every job's inputs and params
 def muller_model():
     """The multilingual model's directory: our own MLM's; a transformers model's own directory;
     or, for a hub id, the one its files are downloaded to (data.transformers)."""
@@ -32,11 +33,10 @@ def muller_model():
 def muller_model_inputs():
     """``{"model": ...}``: the model's directory, or the files a hub id's download gives it, so
     that a changed or missing model reruns, or runs first, what reads it."""
-    model = config["muller"]["model"]
-    if model["source"] == "pretrain" or Path(model["name"]).is_dir():
-        return {"model": muller_model()}
-    files = config["data"]["transformers"]["files"] if "transformers" in config["data"] else []
-    return {"model": [f"{muller_model()}/{file}" for file in files]}
+    folder = muller_model()  # a hub id without data.transformers stops here, naming the key
+    if not folder.startswith(f"{R}/raw/transformers/"):
+        return {"model": folder}  # our own MLM's directory, or a saved model's
+    return {"model": [f"{folder}/{file}" for file in config["data"]["transformers"]["files"]]}
 
 
 def get_muller_model_inputs(wildcards):

@@ -24,13 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from xling.atomic import atomic_open
+from xling.fileio import raw_lines
 
 
 def _lines(path: Path) -> Iterator[str]:
     opener = lzma.open if path.suffix == ".xz" or _is_xz(path) else open
     with opener(path, "rb") as handle:
-        for raw in handle:
-            yield raw.rstrip(b"\n").removesuffix(b"\r").decode("utf-8", "replace")
+        for _, raw in raw_lines(handle):
+            yield raw.decode("utf-8", "replace")
 
 
 def _is_xz(path: Path) -> bool:

@@ -14,7 +14,7 @@ import numpy as np
 
 from xling.atomic import atomic_open
 from xling.errors import DataFormatError, InputFileError
-from xling.fileio import StrPath, decode_line
+from xling.fileio import StrPath, decode_line, raw_lines
 
 # fastText's dictionary counts every line end as this word; it is not a word of the text.
 FASTTEXT_LINE_END = "</s>"
@@ -54,13 +54,13 @@ def read_published_vec(path: StrPath, limit: int) -> tuple[list[str], np.ndarray
         raise DataFormatError(
             path,
             skipped[0],
-            f"{len(skipped)} of the first {read} lines are malformed (lines {_lines(skipped)})",
+            f"{len(skipped)} of the first {read} lines are malformed (lines {_line_list(skipped)})",
             _LINE_FIX.format(dim=matrix.shape[1]) + "; download the file again",
         )
     return words, matrix, skipped
 
 
-def _lines(numbers: list[int], shown: int = 5) -> str:
+def _line_list(numbers: list[int], shown: int = 5) -> str:
     more = f" and {len(numbers) - shown} more" if len(numbers) > shown else ""
     return ", ".join(map(str, numbers[:shown])) + more
 
@@ -73,43 +73,33 @@ def _parse_vec(
         raise ValueError(f"limit must be at least 0, got {limit}")
     if not Path(path).is_file():
         raise InputFileError(path, "no such file", fix="download or train the fastText vectors")
-    lines = _raw_lines(path)
-    number, raw = next(lines, (1, b""))
-    count, dim = _read_header(path, (number, decode_line(raw, path, number)))
-    wanted = count if limit is None else min(count, limit)
-    words: list[str] = []
-    skipped: list[int] = []
-    matrix = np.empty((wanted, dim), dtype=np.float32)
-    lines_read = 0
-    for number, raw in lines:
-        if len(words) == wanted or lines_read == count:
-            break
-        lines_read += 1
-        try:
-            words.append(_parse_line(path, number, raw, dim, matrix[len(words)]))
-        except (DataFormatError, InputFileError):
-            if not skip_malformed:
-                raise
-            skipped.append(number)
-    if len(words) < wanted and lines_read < count:
-        raise InputFileError(
-            path,
-            f"the header announces {count} words but the file has {lines_read}"
-            + (f", {len(skipped)} of them malformed" if skipped else ""),
-            fix="the file is truncated: download or train it again",
-        )
-    return words, matrix[: len(words)], skipped
-
-
-def _raw_lines(path: StrPath):
-    """``(number, bytes)`` of every line, without its ``\n`` (decoded per line: a bad byte is one
-    malformed line, not the end of the file)."""
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            raw = raw.rstrip(b"\n")
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            yield number, raw.removesuffix(b"\r")
+        lines = raw_lines(handle)
+        number, raw = next(lines, (1, b""))
+        count, dim = _read_header(path, (number, decode_line(raw, path, number)))
+        wanted = count if limit is None else min(count, limit)
+        words: list[str] = []
+        skipped: list[int] = []
+        matrix = np.empty((wanted, dim), dtype=np.float32)
+        lines_read = 0
+        for number, raw in lines:
+            if len(words) == wanted or lines_read == count:
+                break
+            lines_read += 1
+            try:
+                words.append(_parse_line(path, number, raw, dim, matrix[len(words)]))
+            except (DataFormatError, InputFileError):
+                if not skip_malformed:
+                    raise
+                skipped.append(number)
+        if len(words) < wanted and lines_read < count:
+            raise InputFileError(
+                path,
+                f"the header announces {count} words but the file has {lines_read}"
+                + (f", {len(skipped)} of them malformed" if skipped else ""),
+                fix="the file is truncated: download or train it again",
+            )
+        return words, matrix[: len(words)], skipped
 
 
 def _parse_line(path: StrPath, number: int, raw: bytes, dim: int, row: np.ndarray) -> str:

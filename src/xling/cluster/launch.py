@@ -15,24 +15,22 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import signal
 import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from xling.cluster.gpus import gres_gpus_per_node
+from xling.signals import stop_signals_handled
 
 PORT_BASE, PORT_SPAN = 20000, 20000  # rendezvous ports, spread by job id to avoid clashes
 # How long torchrun lets its processes checkpoint and exit after SIGTERM before it kills them
 # (torch's default, 30 s, is less than writing a paper-scale checkpoint may take); below the 600 s
 # of the profile's early signal (--signal=TERM@600), so that SLURM's own kill comes after it.
 SHUTDOWN_TIMEOUT_SECONDS = 540
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 _GPUS_PER_NODE_FLAG = re.compile(r"--gpus-per-node[= ](?:[A-Za-z0-9_.]+:)?(\d+)\b")
 
 
@@ -176,38 +174,19 @@ def run_torchrun(
     env.setdefault("TORCH_ELASTIC_SHUTDOWN_TIMEOUT", str(SHUTDOWN_TIMEOUT_SECONDS))
     shown = " ".join(command[: len(command) - len(module_args)])
     print(f"{launch.world_size} processes: {shown} ...", file=output, flush=True)
-    with _WaitThroughStopSignals(output):
+
+    # SLURM's early signal reaches every process of the job step: the trainers (which checkpoint
+    # and exit), torchrun (which passes it on and waits for them), and this script, whose default
+    # action is to die at once; Snakemake would then fail the job and SLURM end the step, killing
+    # the trainers before their checkpoint. So the signal is noted here, not obeyed. A Python
+    # handler, not SIG_IGN: an ignored signal would stay ignored in torchrun and its trainers.
+    def note(signum, frame) -> None:
+        print(f"signal {signum}: waiting for the trainers to checkpoint", file=output, flush=True)
+
+    with stop_signals_handled(note):
         done = subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, env=env)
     if done.returncode != 0:
         raise RuntimeError(
             f"distributed pretraining exited with status {done.returncode} (output above); "
             "rerun the job to resume from its last checkpoint"
         )
-
-
-class _WaitThroughStopSignals:
-    """While the job script waits for torchrun: a stop signal is noted, not obeyed.
-
-    SLURM's early signal reaches every process of the job step: the trainers (which checkpoint and
-    exit), torchrun (which passes it on and waits for them), and this script, whose default
-    action is to die at once; Snakemake would then fail the job and SLURM end the step, killing
-    the trainers before their checkpoint. A Python handler, not SIG_IGN: an ignored signal would
-    stay ignored in torchrun and its trainers too.
-    """
-
-    def __init__(self, output: IO):
-        self.output, self.previous = output, {}
-
-    def _note(self, signum, frame) -> None:
-        print(
-            f"signal {signum}: waiting for the trainers to checkpoint", file=self.output, flush=True
-        )
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self.previous = {sig: signal.signal(sig, self._note) for sig in STOP_SIGNALS}
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for sig, handler in self.previous.items():
-            signal.signal(sig, handler)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import functools
 import math
-import signal
-import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -29,6 +27,7 @@ from xling.pretrain.masking import mask_tokens
 from xling.pretrain.objective import MaskedLMObjective
 from xling.pretrain.progress import LossInterval, progress_line
 from xling.pretrain.settings import PretrainSettings
+from xling.signals import stop_signals_handled
 
 if TYPE_CHECKING:  # engine imports this module
     from xling.pretrain.engine import PretrainJob
@@ -229,21 +228,16 @@ def _finite(loss: float) -> float:
 class _StopSignals:
     """SIGTERM / SIGUSR1 (SLURM's warning before preemption): checkpoint after the step, exit."""
 
-    signals = (signal.SIGTERM, signal.SIGUSR1)
-
     def __init__(self):
         self.signal: int | None = None
-        self._previous: dict = {}
+        self._scope = stop_signals_handled(self._handle)
 
     def _handle(self, signum, frame) -> None:
         self.signal = signum
 
     def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for sig in self.signals:
-                self._previous[sig] = signal.signal(sig, self._handle)
+        self._scope.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
+        self._scope.__exit__(*exc)
