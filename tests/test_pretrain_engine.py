@@ -12,6 +12,7 @@ from xling.model.config import has_language_specific_parts
 from xling.papers.wu2020 import SHARING, TABLE1_ROWS
 from xling.pretrain import PretrainSettings, plot_curve, pretrain_in_folder
 from xling.pretrain.__main__ import main
+from xling.pretrain.checkpoint import checkpoint_files
 from xling.pretrain.inputs import read_inputs
 from xling.pretrain.progress import CURVE_COLUMNS
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
@@ -123,6 +124,26 @@ def test_resume_refuses_other_settings_and_extends_a_finished_run(corpus, tmp_pa
     longer = pretrain_in_folder(*job, tiny_settings(total_steps=15), log_file=log)
     assert "resumed from" in log.read_text() and "at step 10" in log.read_text()
     assert longer["steps"] == 15
+
+
+def test_resume_refuses_another_number_of_processes(corpus, tmp_path):
+    """Each process draws its own batch: a rerun on 2 GPUs of a 1-GPU run would double the
+    global batch under the same schedule. Checkpoints written before the key existed resume."""
+    data_dir, _ = corpus
+    job = (tmp_path, data_dir, ["en", "fr"])
+    pretrain_in_folder(*job, tiny_settings(total_steps=10), keep_work_dir=True)
+    (path,) = checkpoint_files(tmp_path / ".work")
+    state = torch.load(path, weights_only=False)
+    assert state["job"]["world_size"] == 1
+    state["job"]["world_size"] = 2
+    torch.save(state, path)
+    with pytest.raises(RuntimeError, match=r"different pretraining job \(world_size: 2 -> 1\)"):
+        pretrain_in_folder(*job, tiny_settings(total_steps=12))
+    del state["job"]["world_size"]
+    torch.save(state, path)
+    log = tmp_path / "log"
+    assert pretrain_in_folder(*job, tiny_settings(total_steps=12), log_file=log)["steps"] == 12
+    assert "at step 10" in log.read_text()
 
 
 def test_bad_inputs_name_the_file_or_setting(corpus, tmp_path):

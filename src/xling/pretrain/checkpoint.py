@@ -25,6 +25,8 @@ import torch
 from xling.atomic import atomic_open
 
 CHECKPOINT_NAME = re.compile(r"checkpoint-step(\d+)\.pt")
+# Job keys that checkpoints of earlier versions lack: those checkpoints still resume.
+ADDED_JOB_KEYS = frozenset({"world_size"})
 SINGLE_CHECKPOINT_NAME = "checkpoint.pt"  # the one checkpoint of earlier versions, still resumed
 FORMAT_VERSION = 1
 
@@ -106,7 +108,8 @@ def load_checkpoint(
 def check_same_job(state: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
     """Refuse to resume a checkpoint written with other settings, data or languages."""
     saved = state["job"]
-    differing = sorted(k for k in set(saved) | set(expected) if saved.get(k) != expected.get(k))
+    keys = (set(saved) | set(expected)) - {k for k in ADDED_JOB_KEYS if k not in saved}
+    differing = sorted(k for k in keys if saved.get(k) != expected.get(k))
     if differing:
         details = "; ".join(f"{k}: {saved.get(k)!r} -> {expected.get(k)!r}" for k in differing)
         raise RuntimeError(

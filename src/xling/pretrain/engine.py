@@ -230,9 +230,14 @@ class PretrainJob:
         return model.to(self.runtime.device)
 
     def job_key(self) -> dict:
-        """What a checkpoint must match to be resumed by this job."""
+        """What a checkpoint must match to be resumed by this job.
+
+        The number of processes is part of it: each process draws ``batch_size`` windows, so a
+        rerun on other GPUs would go on with another global batch under the same schedule.
+        """
         return {
             **self.settings.resume_key(),
+            "world_size": self.runtime.world_size,
             "languages": self.languages,
             "vocab_size": self.inputs.vocab_size,
             "data": self.inputs.fingerprint(),
