@@ -198,3 +198,23 @@ def test_word_vector_jobs_ask_for_the_memory_the_paper_study_sizes_need():
     for rule, size in needs.items():
         asked = eval(str(resources[rule]["mem_mb"]), {"attempt": 1}) * 1e6
         assert asked >= 2 * size, (rule, asked, size)  # room for the model and the copies
+
+
+@pytest.mark.parametrize(
+    "rule, wildcards",
+    [
+        ("finetune_run", {"task": "xnli"}),
+        ("finetune_run", {"task": "ner"}),
+        ("muller_finetune", {"mtask": "pos"}),
+        ("muller_finetune", {"mtask": "ner"}),
+    ],
+)
+def test_jobs_that_resume_ask_for_the_same_time_at_every_attempt(rule, wildcards):
+    """A retry resumes after the last epoch, so it needs no more time; more could exceed the GPU
+    partition's limit and leave the job pending."""
+    from types import SimpleNamespace
+
+    runtime = str(load_profile()["set-resources"][rule]["runtime"])
+    names = {"wildcards": SimpleNamespace(**wildcards)}
+    times = [eval(runtime, {**names, "attempt": attempt}) for attempt in (1, 2, 3)]
+    assert times[0] > 0 and len(set(times)) == 1, (rule, wildcards, times)
