@@ -74,7 +74,7 @@ def test_figure3_claims_and_the_html_report(demo_run):
         assert (demo_run / f"figures/wu_figure3.{suffix}").read_bytes()[:4] == magic
     drawn = pd.read_csv(demo_run / "figures/wu_figure3.csv")  # the numbers behind the bars
     table1 = pd.read_csv(demo_run / "tables/table1.csv")
-    assert list(drawn.columns) == ["row", "column", "ours", "paper"]
+    assert list(drawn.columns) == ["row", "column", "ours", "paper", "paper_suspect"]
     assert len(drawn) == 3 * len(table1) and drawn["paper"].notna().all()  # three columns a row
     document = json.loads((demo_run / "report/claims.json").read_text())
     verdicts = {claim["id"]: claim["verdict"] for claim in document["claims"]}
@@ -166,6 +166,7 @@ def test_anchor_table_covers_every_scheme(demo_run):
 def test_section5_figures_and_their_tables(demo_run):
     for figure in (4, 5, 6, 7, 8):
         assert (demo_run / f"figures/wu_figure{figure}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (demo_run / f"figures/wu_figure{figure}.pdf").read_bytes()[:5] == b"%PDF-"
         assert len(pd.read_csv(demo_run / f"figures/wu_figure{figure}.csv")) > 0
     similarity = pd.read_csv(demo_run / "analysis/similarity/en-fr.csv")
     assert sorted(similarity["encoder"].unique()) == ["bilingual", "monolingual", "random"]

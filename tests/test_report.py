@@ -164,6 +164,10 @@ def test_figure3_draws_three_columns_ours_beside_the_paper(tmp_path):
     assert first.loc["Parsing zh", "paper"] == pytest.approx(28.8)
     missing = drawn[(drawn["row"] == "Sep L1-6") & (drawn["column"] == "NER ru")]
     assert missing["ours"].isna().all() and missing["paper"].notna().all()
+    # the paper's Default anchors row repeats Default's NER and parsing: those bars are marked
+    marked = drawn[drawn["paper_suspect"]]
+    assert set(marked["row"]) == {"Default anchors"}
+    assert set(marked["column"]) == {"NER ru", "Parsing zh"}
 
 
 def test_small_tables_in_markdown_and_latex():

@@ -27,11 +27,11 @@ CAPTIONS = [
     (r"figures/wu_figure3\.(png|pdf|csv)$", "Figure 3 of Wu, Conneau et al. (2020)"),
     (r"figures/cka_layers\.png$", "Linear CKA per layer"),
     (r"tables/anchors\.(csv|md|tex)$", "Anchor points"),
-    (r"figures/wu_figure4\.(png|csv)$", "Figure 4 of Wu, Conneau et al. (2020)"),
-    (r"figures/wu_figure5\.(png|csv)$", "Figure 5 of Wu, Conneau et al. (2020)"),
-    (r"figures/wu_figure6\.(png|csv)$", "Figure 6 of Wu, Conneau et al. (2020)"),
-    (r"figures/wu_figure7\.(png|csv)$", "Figure 7 of Wu, Conneau et al. (2020)"),
-    (r"figures/wu_figure8\.(png|csv)$", "Figure 8 of Wu, Conneau et al. (2020)"),
+    (r"figures/wu_figure4\.(png|pdf|csv)$", "Figure 4 of Wu, Conneau et al. (2020)"),
+    (r"figures/wu_figure5\.(png|pdf|csv)$", "Figure 5 of Wu, Conneau et al. (2020)"),
+    (r"figures/wu_figure6\.(png|pdf|csv)$", "Figure 6 of Wu, Conneau et al. (2020)"),
+    (r"figures/wu_figure7\.(png|pdf|csv)$", "Figure 7 of Wu, Conneau et al. (2020)"),
+    (r"figures/wu_figure8\.(png|pdf|csv)$", "Figure 8 of Wu, Conneau et al. (2020)"),
     (r"tables/wu_cka_retrieval_pearson\.(csv|md|tex)$", "CKA against sentence retrieval"),
     (r"report/claims\.(md|json)$", "claims, checked against this run"),
     (r"figures/pretrain/[^/]+\.png$", "Pretraining curve"),
@@ -109,7 +109,9 @@ def test_report_of_a_finished_study_captions_every_table_and_figure(tmp_path, co
     ]
     must += [f"results/{study}/figures/wu_figure3.{ext}" for ext in ("png", "pdf", "csv")]
     must += [f"results/{study}/report/claims.{ext}" for ext in ("md", "json")]
-    must += [f"results/{study}/figures/wu_figure{n}.png" for n in (4, 5, 6, 7, 8)]
+    must += [
+        f"results/{study}/figures/wu_figure{n}.{x}" for n in range(4, 9) for x in ("png", "pdf")
+    ]
     must += [f"results/{study}/muller/tables/table{n}.md" for n in (1, 2, 4, 5, 6, 7, 8)]
     must += [f"results/{study}/muller/figures/figure{n}.pdf" for n in range(1, 9)]
     assert set(must) <= set(marked)

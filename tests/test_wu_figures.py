@@ -81,8 +81,10 @@ def test_figures_4_and_6_draw_from_their_tables(tmp_path):
          {"method": "fasttext", "layer": None, "p_at_1": 0.4}]
         + [{"method": "contextual", "layer": n, "p_at_1": 0.02 * n} for n in LAYERS]
     )  # fmt: skip
-    data = wu_figures.figure4({"en-fr": words, "en-ru": words}, tmp_path / "f4.png")
+    paths = [tmp_path / "f4.png", tmp_path / "f4.pdf"]  # one figure, each format its suffix's
+    data = wu_figures.figure4({"en-fr": words, "en-ru": words}, paths)
     assert png(tmp_path / "f4.png") and set(data["pair"]) == {"en-fr", "en-ru"}
+    assert (tmp_path / "f4.pdf").read_bytes()[:5] == b"%PDF-"
     sentences = pd.DataFrame(
         [{"layer": n, "direction": d, "p_at_1": 0.5} for n in LAYERS for d in ("en-fr", "fr-en")]
     )

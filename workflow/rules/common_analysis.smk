@@ -170,7 +170,9 @@ def transfer_tables():
 def section5_figures():
     if not S5:
         return []
-    figures = [f"{R}/figures/wu_figure{n}.{ext}" for n in (4, 5, 6, 7, 8) for ext in ("png", "csv")]
+    figures = [
+        f"{R}/figures/wu_figure{n}.{ext}" for n in (4, 5, 6, 7, 8) for ext in ("png", "pdf", "csv")
+    ]
     tables = [f"{R}/tables/wu_cka_retrieval_pearson.{ext}" for ext in ("csv", "md", "tex")]
     return [*figures, *tables]
 

@@ -173,7 +173,7 @@ rule claims:
 if S5:
 
     rule wu_figure:
-        # Wu Figures 4, 6 and 7: one table per pair -> the figure and the numbers behind it.
+        # Wu Figures 4, 6 and 7: one table per pair -> the figure (png, pdf) and its numbers.
         input:
             get_figure_tables,
         output:
@@ -183,6 +183,13 @@ if S5:
                 category=WU_REPORT,
                 subcategory="Section 5",
                 labels={"artefact": "Figure {figure}", "format": "png"},
+            ),
+            pdf=report(
+                f"{R}/figures/wu_figure{{figure}}.pdf",
+                caption="../report/wu_figure.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure {figure}", "format": "pdf"},
             ),
             table=report(
                 f"{R}/figures/wu_figure{{figure}}.csv",
@@ -278,6 +285,13 @@ if S5:
                 subcategory="Section 5",
                 labels={"artefact": "Figure 5", "format": "png"},
             ),
+            pdf5=report(
+                f"{R}/figures/wu_figure5.pdf",
+                caption="../report/wu_figure5.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure 5", "format": "pdf"},
+            ),
             table5=report(
                 f"{R}/figures/wu_figure5.csv",
                 caption="../report/wu_figure5.rst",
@@ -291,6 +305,13 @@ if S5:
                 category=WU_REPORT,
                 subcategory="Section 5",
                 labels={"artefact": "Figure 8", "format": "png"},
+            ),
+            pdf8=report(
+                f"{R}/figures/wu_figure8.pdf",
+                caption="../report/wu_figure8.rst",
+                category=WU_REPORT,
+                subcategory="Section 5",
+                labels={"artefact": "Figure 8", "format": "pdf"},
             ),
             table8=report(
                 f"{R}/figures/wu_figure8.csv",

@@ -1,4 +1,5 @@
-"""Adapter: Wu Figure 4, 6 or 7 from the per-pair analysis tables, and its numbers as csv."""
+"""Adapter: Wu Figure 4, 6 or 7 (png and pdf) from the per-pair analysis tables, and its
+numbers as csv."""
 
 import _bootstrap
 
@@ -14,7 +15,8 @@ def main(smk):
     }
     draw = {"4": wu_figures.figure4, "6": wu_figures.figure6, "7": wu_figures.figure7}
     names = {smk.params.english_prime: "en'"}  # the pairs as the paper writes them
-    data = draw[smk.wildcards.figure](tables, smk.output.figure, names)
+    figures = [smk.output.figure, smk.output.pdf]
+    data = draw[smk.wildcards.figure](tables, figures, names)
     with atomic_open(smk.output.table) as out:
         data.to_csv(out, index=False)
 

@@ -1,4 +1,4 @@
-"""Adapter: Wu Figures 5 and 8 from the transfer sweeps, and their numbers as csv."""
+"""Adapter: Wu Figures 5 and 8 (png and pdf) from the transfer sweeps, and their numbers as csv."""
 
 import _bootstrap
 
@@ -13,12 +13,12 @@ def main(smk):
     data = wu_figures.transfer_table(
         {sweep: pd.read_csv(path) for sweep, path in zip(sweeps, smk.input, strict=True)}
     )
-    for draw, figure, table in (
-        (wu_figures.figure5, smk.output.figure5, smk.output.table5),
-        (wu_figures.figure8, smk.output.figure8, smk.output.table8),
+    for draw, figures, table in (
+        (wu_figures.figure5, [smk.output.figure5, smk.output.pdf5], smk.output.table5),
+        (wu_figures.figure8, [smk.output.figure8, smk.output.pdf8], smk.output.table8),
     ):
         with atomic_open(table) as out:
-            draw(data, figure).to_csv(out, index=False)
+            draw(data, figures).to_csv(out, index=False)
 
 
 _bootstrap.run(main, snakemake)

@@ -2,8 +2,9 @@
 the analysis tables.
 
 Each ``figure4`` .. ``figure8`` function takes the per-pair tables (pair -> DataFrame, as the
-analysis jobs wrote them), writes the figure (png) and returns the one long table behind it, which
-the workflow writes next to the figure as csv. Pairs are drawn in the order given.
+analysis jobs wrote them), writes the figure to one path or several (the format each suffix names:
+the workflow asks for png and pdf) and returns the one long table behind it, which the workflow
+writes next to the figure as csv. Pairs are drawn in the order given.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ import pandas as pd
 from scipy.stats import pearsonr
 
 from xling.atomic import atomic_open
-from xling.papers.wu2020 import CHANCE, FIGURE3_COLUMNS, TASK_COLUMNS, TASK_METRICS
+from xling.papers.wu2020 import (
+    CHANCE,
+    FIGURE3_COLUMNS,
+    TABLE1_SUSPECT,
+    TABLE1_SUSPECT_NOTE,
+    TASK_COLUMNS,
+    TASK_METRICS,
+)
 from xling.report.table1 import score_column
 
 Tables = Mapping[str, pd.DataFrame]
@@ -29,18 +37,27 @@ def _long(tables: Tables) -> pd.DataFrame:
     return pd.concat([table.assign(pair=pair) for pair, table in tables.items()], ignore_index=True)
 
 
-def _save(fig, out_path: str | Path) -> None:
-    fig.tight_layout()
-    with atomic_open(out_path, "wb", encoding=None) as handle:
-        fig.savefig(handle, format=Path(out_path).suffix.lstrip(".") or "png")
+OutPaths = str | Path | Sequence[str | Path]
+
+
+def _save(fig, out_paths: OutPaths, footnote: str = "", top: float = 1.0) -> None:
+    """Write ``fig`` to each path in the format its suffix names (png, pdf), ``footnote`` under
+    it; the axes end at ``top`` (a figure legend above them)."""
+    if footnote:
+        fig.text(0.01, 0.005, footnote, fontsize=6, va="bottom")
+    fig.tight_layout(rect=(0, 0.03 if footnote else 0, 1, top))
+    for out_path in [out_paths] if isinstance(out_paths, str | Path) else out_paths:
+        with atomic_open(out_path, "wb", encoding=None) as handle:
+            fig.savefig(handle, format=Path(out_path).suffix.lstrip(".") or "png")
     plt.close(fig)
 
 
-def figure3(table1: pd.DataFrame, out_paths: Sequence[str | Path]) -> pd.DataFrame:
+def figure3(table1: pd.DataFrame, out_paths: OutPaths) -> pd.DataFrame:
     """Figure 3: three columns of Table 1 (XNLI en-fr, NER en-ru, parsing en-zh), one bar per model
     for this run beside one for the paper (dotted: XNLI's chance level). ``table1`` is Table 1's
     csv; each path of ``out_paths`` gets the figure in the format its suffix names (png, pdf).
-    Returns the numbers drawn."""
+    A paper bar that Table 1 marks as suspect (copied from another row) carries a dagger, and
+    ``paper_suspect`` says so in the numbers drawn, which are returned."""
     rows = table1.iloc[::-1]  # the first row of the table at the top
     fig, axes = plt.subplots(1, len(FIGURE3_COLUMNS), figsize=(11, 0.32 * len(rows) + 1.6), dpi=150)
     drawn = []
@@ -58,24 +75,27 @@ def figure3(table1: pd.DataFrame, out_paths: Sequence[str | Path]) -> pd.DataFra
         for position, value in zip(positions, ours, strict=True):
             if pd.isna(value):
                 ax.text(1, position + height / 2, "n/c", va="center", fontsize=6)
+        marks = [task in TABLE1_SUSPECT.get(variant, ()) for variant in rows["variant"]]
+        suspect = pd.Series(marks, index=rows.index)
+        for position, value, marked in zip(positions, paper, suspect, strict=True):
+            if marked and pd.notna(value):
+                ax.text(value + 1, position - height / 2, "†", va="center", fontsize=7)
         if CHANCE[task]:
             ax.axvline(CHANCE[task], color="0.3", linestyle=":", linewidth=0.8, label="chance")
         ax.set_yticks(positions, list(rows["row"]) if ax is axes[0] else [""] * len(rows))
         ax.set(title=f"{TASK_COLUMNS[task]} en-{target}", xlabel=TASK_METRICS[task], xlim=(0, 100))
         ax.grid(axis="x", alpha=0.3)
         drawn.append(
-            pd.DataFrame({"row": rows["row"], "column": column, "ours": ours, "paper": paper}).iloc[
-                ::-1
-            ]
+            pd.DataFrame(
+                {"row": rows["row"], "column": column, "ours": ours, "paper": paper}
+            ).assign(paper_suspect=suspect)[::-1]
         )
-    for ax in axes:  # each panel's legend: only XNLI's has the chance line
-        ax.legend(fontsize=7, loc="lower right")
+    # one legend for the three panels (XNLI's has the chance line), where it hides no bar
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, 0.94))
     fig.suptitle("Cross-lingual transfer of bilingual MLMs under different settings (Table 1)")
-    fig.tight_layout()
-    for out_path in out_paths:
-        with atomic_open(out_path, "wb", encoding=None) as handle:
-            fig.savefig(handle, format=Path(out_path).suffix.lstrip("."))
-    plt.close(fig)
+    suspect = any(frame["paper_suspect"].any() for frame in drawn)
+    _save(fig, out_paths, f"† {TABLE1_SUSPECT_NOTE}" if suspect else "", top=0.92)
     return pd.concat(drawn, ignore_index=True)
 
 
@@ -91,7 +111,7 @@ FIGURE4A_BARS = {"embeddings": "BERT embeddings", "fasttext_subset": "fastText, 
 
 
 def figure4(
-    tables: Tables, out_path: str | Path, names: Mapping[str, str] | None = None
+    tables: Tables, out_paths: OutPaths, names: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """(a) word translation P@1 of the embedding matrices and of fastText on the same words, each
     bar labelled with its value and each pair with its number of test words (a pair of a few
@@ -121,7 +141,7 @@ def figure4(
         xlabel="layer", ylabel="P@1 (CSLS), %", ylim=(0, 100),
     )  # fmt: skip
     right.legend(fontsize=8)
-    _save(fig, out_path)
+    _save(fig, out_paths)
     return _without_items(data)
 
 
@@ -139,7 +159,7 @@ def _static_pair_label(static: pd.DataFrame, pair: str, names: Mapping[str, str]
     return label if counts.empty else f"{label}\n{int(counts.min())} words"
 
 
-def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, title: str):
+def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_paths, title: str):
     tasks = list(dict.fromkeys(data["task"]))
     pairs = list(dict.fromkeys(data["pair"]))
     # one y scale per task row, so that the pairs' curves compare at a glance
@@ -161,7 +181,7 @@ def _transfer_panels(data: pd.DataFrame, lines: Mapping[str, str], out_path, tit
                 ax.set_ylabel(metric)
             ax.legend(fontsize=7)
     fig.suptitle(title)
-    _save(fig, out_path)
+    _save(fig, out_paths)
 
 
 def transfer_table(tables: Mapping[tuple[str, str, str], pd.DataFrame]) -> pd.DataFrame:
@@ -180,18 +200,18 @@ FIGURE5_LINES = {"mlm_align": "MLM align", "bimlm": "biMLM"}
 FIGURE8_LINES = {"bimlm": "biMLM", "bimlm_align": "biMLM align"}
 
 
-def figure5(data: pd.DataFrame, out_path: str | Path) -> pd.DataFrame:
+def figure5(data: pd.DataFrame, out_paths: OutPaths) -> pd.DataFrame:
     """Zero-shot NER and parsing through the first i layers: monolingual models aligned by the
     contextual map (MLM align) against the bilingual model (biMLM)."""
     title = "Contextual alignment for zero-shot transfer"
-    _transfer_panels(data, FIGURE5_LINES, out_path, title)
+    _transfer_panels(data, FIGURE5_LINES, out_paths, title)
     return _without_items(data[data["line"].isin(list(FIGURE5_LINES))])
 
 
-def figure8(data: pd.DataFrame, out_path: str | Path) -> pd.DataFrame:
+def figure8(data: pd.DataFrame, out_paths: OutPaths) -> pd.DataFrame:
     """Appendix A: the bilingual model's own layers, without and with the contextual map."""
     title = "Contextual alignment of the bilingual model"
-    _transfer_panels(data, FIGURE8_LINES, out_path, title)
+    _transfer_panels(data, FIGURE8_LINES, out_paths, title)
     return _without_items(data[data["line"].isin(list(FIGURE8_LINES))])
 
 
@@ -205,7 +225,7 @@ def _without_items(data: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure6(
-    tables: Tables, out_path: str | Path, names: Mapping[str, str] | None = None
+    tables: Tables, out_paths: OutPaths, names: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions (``en-fr``:
     English sentences query the French ones, drawn en→fr); dotted, the same retrieval without the
@@ -222,7 +242,7 @@ def figure6(
     title = "Parallel sentence retrieval" + (" (dotted: without the map)" if unmapped else "")
     ax.set(xlabel="layer", ylabel="P@1, %", title=title)
     ax.legend(fontsize=7, ncol=2, title="query→retrieved", title_fontsize=7)
-    _save(fig, out_path)
+    _save(fig, out_paths)
     return _without_items(data)
 
 
@@ -239,7 +259,7 @@ def figure7_grid(tables: Tables) -> pd.DataFrame:
 
 
 def figure7(
-    tables: Tables, out_path: str | Path, names: Mapping[str, str] | None = None
+    tables: Tables, out_paths: OutPaths, names: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """CKA heat map laid out as the paper's: one row per layer and the average row, one column
     per pair and encoder. Returns :func:`figure7_grid` (one row per pair and encoder)."""
@@ -258,7 +278,7 @@ def figure7(
         fontsize=8,
     )
     fig.colorbar(image, ax=ax, label="linear CKA")
-    _save(fig, out_path)
+    _save(fig, out_paths)
     return grid.reset_index()
 
 
