@@ -126,6 +126,23 @@ def test_resume_refuses_other_settings_and_extends_a_finished_run(corpus, tmp_pa
     assert longer["steps"] == 15
 
 
+def test_the_checkpoints_stay_until_every_output_is_written(corpus, tmp_path):
+    """A failure after training (here the figure; a signal, a node) leaves the work directory,
+    so the rerun writes the outputs from the last checkpoint instead of training again."""
+    data_dir, _ = corpus
+    job = (tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
+    (tmp_path / "figures").write_text("a file where the figure's folder should be")
+    with pytest.raises(OSError):
+        pretrain_in_folder(*job, figure=tmp_path / "figures" / "curve.png")
+    assert checkpoint_files(tmp_path / ".work"), "the checkpoints went before the figure"
+    (tmp_path / "figures").unlink()
+    log = tmp_path / "log"
+    summary = pretrain_in_folder(*job, figure=tmp_path / "figures" / "curve.png", log_file=log)
+    assert "at step 10" in log.read_text() and summary["steps"] == 10
+    assert (tmp_path / "figures" / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert not (tmp_path / ".work").exists()
+
+
 def test_resume_refuses_another_number_of_processes(corpus, tmp_path):
     """Each process draws its own batch: a rerun on 2 GPUs of a 1-GPU run would double the
     global batch under the same schedule. Checkpoints written before the key existed resume."""

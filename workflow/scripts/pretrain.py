@@ -13,7 +13,7 @@ def main(smk):
 
     from xling.cluster import launch_from_resources
     from xling.cluster.launch import world_size_warning
-    from xling.pretrain import PretrainSettings, plot_curve, pretrain
+    from xling.pretrain import PretrainSettings, pretrain
 
     launch = launch_from_resources(dict(smk.resources.items()))
     warning = world_size_warning(
@@ -42,10 +42,11 @@ def main(smk):
             smk.output.summary,
             settings,
             tokenizer_dir=tokenizer_dir,
+            figure=smk.output.figure,
+            figure_title=smk.params.title,
         )
     else:
         summary = run_distributed(smk, launch, settings, tokenizer_dir)
-    plot_curve(smk.output.curve, smk.output.figure, title=smk.params.title)
     print({k: summary[k] for k in sorted(summary) if not isinstance(summary[k], dict | list)})
 
 
@@ -61,6 +62,7 @@ def run_distributed(smk, launch, settings, tokenizer_dir):
         "--data-dir", smk.input[0], "--languages", *smk.params.languages,
         "--out-model", smk.output.model, "--work-dir", smk.params.work_dir,
         "--curve", smk.output.curve, "--summary", smk.output.summary,
+        "--figure", smk.output.figure, "--figure-title", smk.params.title,
         "--tokenizer-dir", str(tokenizer_dir), "--settings-json", json.dumps(settings.to_dict()),
     ]  # fmt: skip
     cpus = smk.resources.get("cpus_per_task") or smk.threads

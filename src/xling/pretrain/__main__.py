@@ -32,6 +32,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--log-file", help="append progress lines here too")
     parser.add_argument("--device", help="default: cuda:LOCAL_RANK if a GPU is visible, else cpu")
     parser.add_argument("--keep-work-dir", action="store_true", help="keep checkpoints at the end")
+    parser.add_argument("--figure", help="the curve as png (output)")
+    parser.add_argument("--figure-title", default="", help="the figure's title")
     return parser.parse_args(argv)
 
 
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> dict:
         log_file=args.log_file,
         device=args.device,
         keep_work_dir=args.keep_work_dir,
+        figure=args.figure,
+        figure_title=args.figure_title,
     )
 
 

@@ -33,7 +33,7 @@ from xling.pretrain.inputs import read_inputs
 from xling.pretrain.loop import train_steps
 from xling.pretrain.objective import autocast_for, resolve_precision
 from xling.pretrain.optim import build_optimizer
-from xling.pretrain.progress import Curve, LossInterval, Reporter
+from xling.pretrain.progress import Curve, LossInterval, Reporter, plot_curve
 from xling.pretrain.settings import PretrainSettings
 from xling.pretrain.summary import build_summary
 from xling.vocab.tokenizer import UNK_ID
@@ -54,6 +54,8 @@ def pretrain(
     log_file: str | Path | None = None,
     device: str | None = None,
     keep_work_dir: bool = False,
+    figure: str | Path | None = None,
+    figure_title: str = "",
     step_callback: Callable[[int], None] | None = None,
 ) -> dict:
     """Pretrain one masked LM on the streams of ``data_dir`` and write the selected model.
@@ -62,8 +64,9 @@ def pretrain(
     ``languages`` are the model's languages (one for a monolingual model). ``language_token_ids``
     (the ids each language can produce) matters only with separate embeddings; see
     :func:`xling.pretrain.inputs.read_inputs` for where it comes from otherwise. Progress lines go
-    to stdout and, if given, to ``log_file``. ``work_dir`` is removed after success unless
-    ``keep_work_dir``. ``step_callback(step)`` runs after every step (monitoring, tests). Under
+    to stdout and, if given, to ``log_file``. ``figure``: the curve drawn as png (titled ``figure_title``).
+    ``work_dir`` is removed after every output is written, unless ``keep_work_dir``: a failure
+    before (a signal, the figure) leaves the checkpoints, so a rerun only writes the outputs. ``step_callback(step)`` runs after every step (monitoring, tests). Under
     ``torchrun`` every process calls this function; process 0 evaluates and writes. Returns the
     summary (an empty dict on the other processes).
     """
@@ -85,6 +88,8 @@ def pretrain(
         )
         train_steps(job, step_callback)
         summary = job.finish(out_model_dir, curve_csv, summary_json)
+        if figure is not None and runtime.is_main:
+            plot_curve(curve_csv, figure, title=figure_title or None)
         barrier(runtime)
         if lock is not None and not keep_work_dir:
             lock.clear()  # the directory itself goes with the lock file on release
