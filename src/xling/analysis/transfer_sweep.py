@@ -2,7 +2,7 @@
 every layer i = 0..L of one source model, in one process, as one table.
 
 A killed sweep resumes: each finished layer's metrics stay in the work directory (with the
-settings they were computed under) until the table is written. The work directory is locked, so a
+settings and the stamps of the inputs they were computed from) until the table is written. The work directory is locked, so a
 second sweep of the same table fails at once instead of sharing it.
 """
 
@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from xling.atomic import atomic_open, write_json
-from xling.fileio import StrPath
+from xling.fileio import StrPath, file_stamp
 from xling.finetune.items import TEST_ITEMS, ItemCounts, items_string, read_test_items
 from xling.finetune.settings import FinetuneSettings
+from xling.model.auto import model_stamp
 from xling.model.config import EncoderConfig
 from xling.worklock import WorkDirLock
 
@@ -48,7 +49,14 @@ def transfer_sweep(
     ``source``.
     """
     work_dir = Path(work_dir)
+    # the inputs too: a sweep killed, then rerun on a retrained model or new mappings, must not
+    # keep the layers it had finished on the old ones
+    inputs = {"source_model": source_model, "target_model": target_model}
+    stamps = {name: model_stamp(path) for name, path in inputs.items()}
+    files = {**source_files, "target_test": target_test, "mappings": mappings}
+    stamps |= {name: file_stamp(path) for name, path in sorted(files.items())}
     key = {"task": task, "settings": dict(settings), "evaluations": dict(evaluations)}
+    key["inputs"] = stamps
     with WorkDirLock(work_dir, f"contextual transfer sweep ({task})") as lock:
         _reset_if_stale(lock, key)
         rows = _sweep(task, source_model, source_files, target_model, target_lang, target_test,
@@ -122,9 +130,10 @@ def _row(
 
 
 def _reset_if_stale(lock: WorkDirLock, key: dict) -> None:
-    """Results of other settings are never reused: the work directory starts afresh."""
+    """Results of other settings or inputs are never reused: the work directory starts afresh,
+    as it does when ``settings.json`` is missing (a kill inside an earlier reset may have left
+    layers without it)."""
     stamp = lock.work_dir / "settings.json"
-    if stamp.exists() and json.loads(stamp.read_text()) != json.loads(json.dumps(key)):
+    if not stamp.exists() or json.loads(stamp.read_text()) != json.loads(json.dumps(key)):
         lock.clear()
-    if not stamp.exists():
         write_json(stamp, key)
