@@ -59,6 +59,22 @@ def test_a_missing_dictionary_or_tatoeba_file_says_where_to_get_it(tmp_path):
     assert "data.tatoeba" in str(error.value)
 
 
+def test_tatoeba_sides_of_different_lengths_stop_before_any_model_loads(tmp_path):
+    from xling.analysis.sentences import read_tatoeba_pair
+
+    english, french = tmp_path / "tatoeba.en.txt", tmp_path / "tatoeba.fr.txt"
+    english.write_text("a b\nc d\n")
+    french.write_text("x y\nz\nw\n")
+    with pytest.raises(InputFileError, match=r"tatoeba\.fr\.txt: 3 sentences against 2 in "):
+        read_tatoeba_pair(english, french)
+    french.write_text("x y\nz\n")
+    assert read_tatoeba_pair(english, french) == (["a b", "c d"], ["x y", "z"])
+    english.write_text("")
+    french.write_text("")
+    with pytest.raises(InputFileError, match="0 sentences against 0"):
+        read_tatoeba_pair(english, french)
+
+
 def _scored_words(monkeypatch, embedding_words, fasttext_words, pairs, **settings):
     """word_alignment_rows on stand-in vectors: each row's (method, source words, target words,
     test pairs) as handed to the retrieval."""

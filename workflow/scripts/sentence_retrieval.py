@@ -7,16 +7,17 @@ def main(smk):
     import torch
 
     from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
-    from xling.analysis.sentences import read_tatoeba, sentence_retrieval_rows
+    from xling.analysis.sentences import read_tatoeba_pair, sentence_retrieval_rows
     from xling.fileio import read_lines
 
     torch.set_num_threads(smk.threads)
     source_lang, target_lang = smk.params.languages
+    tatoeba = read_tatoeba_pair(smk.input.source_tatoeba, smk.input.target_tatoeba)
     rows = sentence_retrieval_rows(
         (*load_model_and_tokenizer(smk.input.source_model), source_lang),
         (*load_model_and_tokenizer(smk.input.target_model), target_lang),
         (read_lines(smk.input.source_parallel), read_lines(smk.input.target_parallel)),
-        (read_tatoeba(smk.input.source_tatoeba), read_tatoeba(smk.input.target_tatoeba)),
+        tatoeba,
         parallel_sentences=smk.params.sentences,
         normalize_rounds=smk.params.normalize_rounds,
     )

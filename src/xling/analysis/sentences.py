@@ -18,6 +18,7 @@ from xling.analysis.alignment import (
     retrieval_hits,
 )
 from xling.analysis.representations import framing, mean_pooled_layers
+from xling.errors import InputFileError
 from xling.fileio import StrPath, read_lines, require_file
 from xling.finetune.items import hits_string
 
@@ -31,6 +32,21 @@ def read_tatoeba(path: StrPath) -> list[str]:
     """The tokenized sentences of one side of a Tatoeba test set."""
     require_file(path, "one side of a Tatoeba test set (tokenized)", TATOEBA_FIX)
     return read_lines(path)
+
+
+def read_tatoeba_pair(source: StrPath, target: StrPath) -> tuple[list[str], list[str]]:
+    """Both sides of a Tatoeba test set, checked before any model is loaded: line i of one is
+    the translation of line i of the other, so they must have as many lines, and some."""
+    sides = read_tatoeba(source), read_tatoeba(target)
+    counts = [len(side) for side in sides]
+    if counts[0] != counts[1] or not counts[0]:
+        raise InputFileError(
+            target,
+            f"{counts[1]} sentences against {counts[0]} in {source}; the two sides of a Tatoeba "
+            "test set are translations line by line",
+            fix=f"delete both files and rebuild them ({TATOEBA_FIX})",
+        )
+    return sides
 
 
 def encoded_lines(tokenizer, lines: Sequence[str], lang: str, limit: int | None = None):

@@ -1,9 +1,9 @@
 """Wu, Conneau et al. (2020), Figures 5 and 8: the transfer of :mod:`xling.analysis.transfer` at
 every layer i = 0..L of one source model, in one process, as one table.
 
-A killed sweep resumes: each finished layer's metrics stay in the work directory (with the
-settings and the stamps of the inputs they were computed from) until the table is written. The work directory is locked, so a
-second sweep of the same table fails at once instead of sharing it.
+A killed sweep resumes: each finished layer's metrics stay in the work directory (with the settings
+and the stamps of the inputs they were computed from) until the table is written. The work directory
+is locked, so a second sweep of the same table fails at once instead of sharing it.
 """
 
 from __future__ import annotations

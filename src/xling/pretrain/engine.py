@@ -64,11 +64,12 @@ def pretrain(
     ``languages`` are the model's languages (one for a monolingual model). ``language_token_ids``
     (the ids each language can produce) matters only with separate embeddings; see
     :func:`xling.pretrain.inputs.read_inputs` for where it comes from otherwise. Progress lines go
-    to stdout and, if given, to ``log_file``. ``figure``: the curve drawn as png (titled ``figure_title``).
-    ``work_dir`` is removed after every output is written, unless ``keep_work_dir``: a failure
-    before (a signal, the figure) leaves the checkpoints, so a rerun only writes the outputs. ``step_callback(step)`` runs after every step (monitoring, tests). Under
-    ``torchrun`` every process calls this function; process 0 evaluates and writes. Returns the
-    summary (an empty dict on the other processes).
+    to stdout and, if given, to ``log_file``. ``figure``: the curve drawn as png (titled
+    ``figure_title``). ``work_dir`` is removed after every output is written, unless
+    ``keep_work_dir``: a failure before (a signal, the figure) leaves the checkpoints, so a rerun
+    only writes the outputs. ``step_callback(step)`` runs after every step (monitoring, tests).
+    Under ``torchrun`` every process calls this function; process 0 evaluates and writes. Returns
+    the summary (an empty dict on the other processes).
     """
     runtime = init_runtime(device)
     # Thread count and determinism are process-wide: give the caller its own back at the end.
