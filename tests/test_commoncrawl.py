@@ -66,3 +66,19 @@ def test_a_byte_that_is_not_utf8_and_a_lone_carriage_return_do_not_break_lines(t
         "third",
         "",
     ]
+
+
+def test_a_truncated_xz_file_or_another_compression_names_the_file_and_the_fix(cc_file, tmp_path):
+    import gzip
+
+    from xling.errors import InputFileError
+
+    path, _ = cc_file
+    truncated = tmp_path / "de.txt.xz"
+    truncated.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(InputFileError, match=r"de\.txt\.xz: damaged xz stream .*data\.commoncrawl"):
+        text_bytes(truncated)
+    gzipped = tmp_path / "ru.txt"
+    gzipped.write_bytes(gzip.compress(b"a line\n"))
+    with pytest.raises(InputFileError, match=r"ru\.txt: a gzip file; CC-100 files are xz"):
+        sample_to_size(gzipped, 10, tmp_path / "out.txt", seed=0)

@@ -24,19 +24,36 @@ from pathlib import Path
 import numpy as np
 
 from xling.atomic import atomic_open
+from xling.errors import InputFileError
 from xling.fileio import raw_lines
+
+CC100_FIX = (
+    "delete it and rerun the download job (config data.commoncrawl; pin its sha256 there so that a "
+    "damaged download fails at once)"
+)
+# Compressions CC-100 does not use: read as text, they would give a sample of binary noise.
+OTHER_COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"(\xb5/\xfd": "zstd"}
 
 
 def _lines(path: Path) -> Iterator[str]:
-    opener = lzma.open if path.suffix == ".xz" or _is_xz(path) else open
-    with opener(path, "rb") as handle:
-        for _, raw in raw_lines(handle):
-            yield raw.decode("utf-8", "replace")
+    magic = _magic(path)
+    for prefix, name in OTHER_COMPRESSIONS.items():
+        if magic.startswith(prefix):
+            raise InputFileError(
+                path, f"a {name} file; CC-100 files are xz-compressed text", fix=CC100_FIX
+            )
+    xz = path.suffix == ".xz" or magic == b"\xfd7zXZ\x00"
+    try:
+        with (lzma.open if xz else open)(path, "rb") as handle:
+            for _, raw in raw_lines(handle):
+                yield raw.decode("utf-8", "replace")
+    except (EOFError, lzma.LZMAError) as error:
+        raise InputFileError(path, f"damaged xz stream ({error})", fix=CC100_FIX) from error
 
 
-def _is_xz(path: Path) -> bool:
+def _magic(path: Path) -> bytes:
     with open(path, "rb") as handle:
-        return handle.read(6) == b"\xfd7zXZ\x00"
+        return handle.read(6)
 
 
 def _documents(path: Path) -> Iterator[list[str]]:
