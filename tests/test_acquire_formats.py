@@ -64,6 +64,20 @@ def test_import_xnli_finds_the_files_in_the_unpacked_archives(tmp_path):
     )
     assert (out / "train.tsv").read_text() == train.read_text()
     assert "\tc\td\t" in (out / "test.tsv").read_text()
+    # a label that is not NLI's stops the import (not the first fine-tuning job, hours later)
+    write_xnli(tmp_path / "x/XNLI-1.0/xnli.dev.tsv", [xnli_row("en", 1, 1, "a", "b", "entails")])
+    with pytest.raises(DataFormatError, match=r"xnli\.dev\.tsv:2: label 'entails' is not an NLI"):
+        import_xnli(
+            tmp_path / "x", tmp_path / "mt", out / "dev.tsv", out / "test.tsv", out / "train.tsv"
+        )
+
+
+def test_a_carriage_return_inside_an_xnli_row_names_the_line(tmp_path):
+    write_xnli(
+        tmp_path / "dev.tsv", [xnli_row("en", 1, 1, "a", "b"), xnli_row("en", 2, 2, "c\rd", "e")]
+    )
+    with pytest.raises(DataFormatError, match=r"dev\.tsv:3: not a tab-separated row"):
+        list(tsv_rows(tmp_path / "dev.tsv", XNLI_REQUIRED))
 
 
 def test_iob1_to_iob2():

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from xling.atomic import atomic_open
-from xling.contracts.xnli import XNLI_MT_COLUMNS, XNLI_REQUIRED, tsv_rows
+from xling.contracts.xnli import XNLI_MT_COLUMNS, XNLI_REQUIRED, check_nli_labels, tsv_rows
 
 
 def _find(root: Path, name: str) -> Path:
@@ -25,14 +25,13 @@ def import_xnli(
     xnli_dir: str | Path, xnli_mt_dir: str | Path, dev: Path, test: Path, train: Path
 ) -> None:
     """Copy the three files the study reads from the unpacked XNLI-1.0 and XNLI-MT-1.0."""
-    for name, dest, root, required in (
-        ("xnli.dev.tsv", dev, Path(xnli_dir), XNLI_REQUIRED),
-        ("xnli.test.tsv", test, Path(xnli_dir), XNLI_REQUIRED),
-        ("multinli.train.en.tsv", train, Path(xnli_mt_dir), XNLI_MT_COLUMNS),
+    for name, dest, root, required, label in (
+        ("xnli.dev.tsv", dev, Path(xnli_dir), XNLI_REQUIRED, "gold_label"),
+        ("xnli.test.tsv", test, Path(xnli_dir), XNLI_REQUIRED, "gold_label"),
+        ("multinli.train.en.tsv", train, Path(xnli_mt_dir), XNLI_MT_COLUMNS, "label"),
     ):
         source = _find(root, name)
-        for _ in tsv_rows(source, required):  # validate every line before the copy
-            pass
+        check_nli_labels(source, required, label)  # every line, before the copy
         with atomic_open(dest, "wb") as out, open(source, "rb") as handle:
             shutil.copyfileobj(handle, out)
 

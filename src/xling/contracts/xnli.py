@@ -88,12 +88,25 @@ def tsv_rows(path: str | Path, required: tuple[str, ...]) -> Iterator[tuple[int,
         raise DataFormatError(
             path, 1, f"header lacks column(s) {missing}", f"the header names {', '.join(required)}"
         )
-    for number, row in enumerate(reader, start=2):
-        if len(row) != len(header):
-            raise DataFormatError(
-                path, number, f"{len(row)} tab-separated fields, the header has {len(header)}"
-            )
-        yield number, dict(zip(header, (value.rstrip("\r") for value in row), strict=True))
+    number = 1
+    try:
+        for number, row in enumerate(reader, start=2):
+            if len(row) != len(header):
+                raise DataFormatError(
+                    path, number, f"{len(row)} tab-separated fields, the header has {len(header)}"
+                )
+            yield number, dict(zip(header, (value.rstrip("\r") for value in row), strict=True))
+    except csv.Error as error:  # a carriage return inside a line, a field of over 128k characters
+        raise DataFormatError(
+            path, number + 1, f"not a tab-separated row ({error})", "re-download the file"
+        ) from error
+
+
+def check_nli_labels(path: str | Path, required: tuple[str, ...], label_column: str) -> None:
+    """Read every row of an XNLI or XNLI-MT tsv and check its label (the import does this, so
+    that a bad file stops there, not in the first fine-tuning job after pretraining)."""
+    for number, row in tsv_rows(path, required):
+        _nli_label(path, number, row[label_column])
 
 
 def read_xnli(path: str | Path, lang: str) -> list[NliPair]:
