@@ -264,6 +264,7 @@ def test_a_state_whose_epoch_weights_are_gone_starts_afresh(tmp_path):
     assert not (tmp_path / checkpoint_module.STATE_NAME).exists()
     checkpoint_module.save_state(tmp_path, {"fingerprint": {"a": 1}, "epoch": 2})
     (tmp_path / "epoch002.pt").write_bytes(b"weights")
+    (tmp_path / ".state.pt.abcd1234.part").write_bytes(b"half")  # a write a kill cut short
     checkpoint_module.clear(tmp_path)
     assert not any(tmp_path.iterdir())
 

@@ -1,10 +1,16 @@
-"""Atomic writes: a reader (or a rerun after a kill) never sees a half-written output."""
+"""Atomic writes: a reader (or a rerun after a kill) never sees a half-written output.
+
+A write goes to ``.<name>.<random>.part`` next to its path. A kill (SIGKILL, or a SIGTERM with no
+handler) leaves that part behind; the next write of the same path deletes it first, since one
+job owns each path. (Resumable downloads use ``<name>.part``, which this never touches.)
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -14,6 +20,20 @@ from typing import IO, Any
 # mkstemp/mkdtemp create owner-only files; outputs get the usual permissions (umask) instead.
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+
+
+def remove_stale_parts(path: Path) -> None:
+    """Delete the temporary files and folders that killed writes of ``path`` left (tempfile's
+    8-character names, so that ``a``'s parts never match those of ``a.b``)."""
+    own = re.compile(re.escape(f".{path.name}.") + r"[a-z0-9_]{8}\.part")
+    with contextlib.suppress(FileNotFoundError), os.scandir(path.parent) as entries:
+        stale = [entry.path for entry in entries if own.fullmatch(entry.name)]
+    for part in stale:
+        if os.path.isdir(part) and not os.path.islink(part):
+            shutil.rmtree(part, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(part)
 
 
 @contextlib.contextmanager
@@ -26,6 +46,7 @@ def atomic_open(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_parts(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     os.fchmod(fd, 0o666 & ~_UMASK)
     os.close(fd)
@@ -58,6 +79,7 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_parts(path)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent))
     os.chmod(tmp, 0o777 & ~_UMASK)
     try:

@@ -98,7 +98,10 @@ def prune(work_dir: str | Path, keep: set[int]) -> None:
 
 
 def clear(work_dir: str | Path) -> None:
-    """Delete the saved state, then the epoch weights: a kill in between leaves weights without a
-    state, which a rerun ignores, never a state without its weights."""
+    """Delete the saved state, then the epoch weights and any half-written file: a kill in
+    between leaves weights without a state, which a rerun ignores, never a state without its
+    weights."""
     (Path(work_dir) / STATE_NAME).unlink(missing_ok=True)
     prune(work_dir, set())
+    for part in Path(work_dir).glob(".*.part"):  # writes a kill cut short (xling.atomic)
+        part.unlink(missing_ok=True)
