@@ -161,3 +161,15 @@ def test_published_vectors_with_many_malformed_lines_stop_with_their_lines(tmp_p
     with pytest.raises(DataFormatError, match=r"xx\.vec:2: 20 of the first 100 lines are mal"):
         keep_first_words(tmp_path / "wiki.xx.vec", tmp_path / "kept.vec", limit=100)
     assert not (tmp_path / "kept.vec").exists()
+
+
+def test_a_header_that_disagrees_with_the_rows_is_an_error(tmp_path):
+    from xling.analysis.fasttext_vectors import keep_first_words
+
+    (tmp_path / "w.vec").write_text("1 2\nthe 1 2\nof 3 4\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"w\.vec: line 3 follows the 1 words its header"):
+        read_vec(tmp_path / "w.vec", limit=None)
+    # every row of another dimension: no word is kept, which is no published file
+    (tmp_path / "wiki.xx.vec").write_text("2 4\nthe 1 2 3\nof 1 2 3\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"xx\.vec:2: 2 of the first 2 lines are malformed"):
+        keep_first_words(tmp_path / "wiki.xx.vec", tmp_path / "kept.vec", limit=10)

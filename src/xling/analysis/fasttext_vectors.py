@@ -50,7 +50,7 @@ def read_published_vec(path: StrPath, limit: int) -> tuple[list[str], np.ndarray
     """
     words, matrix, skipped = _parse_vec(path, limit, skip_malformed=True)
     read = len(words) + len(skipped)
-    if len(skipped) > max(MAX_SKIPPED_FEW, MAX_SKIPPED_SHARE * read):
+    if skipped and (len(skipped) > max(MAX_SKIPPED_FEW, MAX_SKIPPED_SHARE * read) or not words):
         raise DataFormatError(
             path,
             skipped[0],
@@ -83,7 +83,15 @@ def _parse_vec(
         matrix = np.empty((wanted, dim), dtype=np.float32)
         lines_read = 0
         for number, raw in lines:
-            if len(words) == wanted or lines_read == count:
+            if lines_read == count:
+                if raw.strip():
+                    raise InputFileError(
+                        path,
+                        f"line {number} follows the {count} words its header announces",
+                        fix="the header's count is wrong: download or train the file again",
+                    )
+                break
+            if len(words) == wanted:
                 break
             lines_read += 1
             try:
