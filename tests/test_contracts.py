@@ -151,6 +151,9 @@ def test_conllu_writer_replaces_head_and_deprel_only(tmp_path):
         ("\t3\tpunct", "\t0\tpunct", 8, "second root: words 3, 4 all have HEAD 0"),
         ("\t3\tnsubj:pass", "\t3\tsubject", 4, "universal relation"),
         ("2\tchats", "5\tchats", 4, "word ID 5"),
+        ("3-4\tdorment.", "3-5\tdorment.", 5, "range ends at word 5, the sentence has 4"),
+        ("3-4\tdorment.", "2-3\tdorment.", 5, "multi-word range 2-3 after word 2"),
+        ("3-4\tdorment.", "3-3\tdorment.", 5, "multi-word range 3-3 after word 2"),
     ],
 )
 def test_conllu_bad_lines_name_file_and_line(tmp_path, old, new, line, reason):

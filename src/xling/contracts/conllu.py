@@ -135,10 +135,13 @@ def read_conllu(path: str | Path, *, require_upos: bool = False) -> list[ParsedS
             line = start + _first_unparsable_row(block, rows)
             raise DataFormatError(path, line, f"does not parse: {error}") from None
         sentence = ParsedSentence([], [], [], [], block, [], start, str(path))
+        last_range = None  # (line, last word ID) of the latest multi-word range
         for row, token in zip(rows, tokens, strict=True):
-            if not isinstance(token["id"], int):
-                continue  # a multi-word range (1-2) or an empty node (1.1)
             number = start + row
+            if not isinstance(token["id"], int):
+                if token["id"][1] == "-":  # a multi-word range (1-2); else an empty node (1.1)
+                    last_range = _check_range(path, number, token["id"], len(sentence.words))
+                continue
             if token["id"] != len(sentence.words) + 1:
                 raise DataFormatError(
                     path,
@@ -171,11 +174,33 @@ def read_conllu(path: str | Path, *, require_upos: bool = False) -> list[ParsedS
             sentence.word_rows.append(row)
         if not sentence.words:
             raise DataFormatError(path, start, "sentence without any word line")
+        if last_range and last_range[1] > len(sentence.words):
+            raise DataFormatError(
+                path,
+                last_range[0],
+                f"multi-word range ends at word {last_range[1]}, the sentence has "
+                f"{len(sentence.words)}",
+                "a range names the IDs of the words that follow it",
+            )
         _check_tree(sentence)
         sentences.append(sentence)
     if not sentences:
         raise DataFormatError(path, 1, "no sentence in file", "check the path and the data stage")
     return sentences
+
+
+def _check_range(path, number: int, ids: tuple, words_before: int) -> tuple[int, int]:
+    """A multi-word range stands right before its first word and covers two words or more (the
+    surface tokens of the similarity analysis rely on it); returns (line, its last word ID)."""
+    first, _, last = ids
+    if first != words_before + 1 or last <= first:
+        raise DataFormatError(
+            path,
+            number,
+            f"multi-word range {first}-{last} after word {words_before}",
+            "a range N-M (M > N) stands right before word N",
+        )
+    return number, last
 
 
 def _check_tree(sentence: ParsedSentence) -> None:
