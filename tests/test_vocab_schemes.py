@@ -207,3 +207,21 @@ def test_bad_inputs_leave_no_output(corpora, tmp_path) -> None:
         _build(corpora, "shared", tmp_path / "d")
     with pytest.raises(SettingsError, match=r"no text pipeline given for language 'ru'"):
         _build(corpora, "joint", tmp_path / "e", pipelines={"en": PIPELINES["en"]})
+
+
+def test_a_build_stopped_midway_leaves_no_folder_that_looks_complete(
+    corpora, tmp_path, monkeypatch
+) -> None:
+    """The tokenizer and the first arrays are written before the last language's: a kill then
+    must not leave them at the output path (Snakemake's ``--touch`` or a cleared incomplete
+    marker would take the folder for finished)."""
+    from xling.vocab import schemes
+
+    def killed(tokenizer, corpora, order, counts, work, out):
+        (out / "en.train.npy").write_bytes(b"half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(schemes, "_binarize_corpora", killed)
+    with pytest.raises(KeyboardInterrupt):
+        _build(corpora, "joint", tmp_path / "vocab")
+    assert list(tmp_path.iterdir()) == []

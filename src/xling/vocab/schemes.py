@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from xling.atomic import atomic_open
+from xling.atomic import atomic_directory, atomic_open
 from xling.errors import EmptyCorpusError, SettingsError
 from xling.fileio import StrPath, iter_lines, iter_text
 from xling.preprocess.pipeline import TextPipeline
@@ -111,30 +111,32 @@ def build_vocabulary(
         EmptyCorpusError: a training corpus without a non-empty line (nothing is written).
     """
     checked = _check_inputs(scheme, corpora, pipelines, settings, dictionaries)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out, prefix=".work-") as work_dir:
-        work = Path(work_dir)
-        train, switched = _training_corpora(corpora, checked, settings.seed, work)
-        bpe = _learn_codes(scheme, train, checked.requested_merges, settings, work)
-        tokenizer, order, train_counts = _build_tokenizer(
-            scheme, train, checked.pipelines, bpe, settings.backend, work
+    # built under a temporary name: a killed job leaves no folder that looks complete
+    with atomic_directory(out_dir) as out:
+        with tempfile.TemporaryDirectory(dir=out, prefix=".work-") as work_dir:
+            work = Path(work_dir)
+            train, switched = _training_corpora(corpora, checked, settings.seed, work)
+            bpe = _learn_codes(scheme, train, checked.requested_merges, settings, work)
+            tokenizer, order, train_counts = _build_tokenizer(
+                scheme, train, checked.pipelines, bpe, settings.backend, work
+            )
+            tokenizer.save(out / "tokenizer")
+            corpus, final_counts = _binarize_corpora(
+                tokenizer, corpora, order, train_counts, work, out
+            )
+        stats = _stats(
+            scheme,
+            settings,
+            checked,
+            bpe,
+            vocab_size=tokenizer.vocab_size,
+            corpus=corpus,
+            final_counts=final_counts,
+            switched=switched,
+            pair=pair,
+            domains=domains,
         )
-        tokenizer.save(out / "tokenizer")
-        corpus, final_counts = _binarize_corpora(tokenizer, corpora, order, train_counts, work, out)
-    stats = _stats(
-        scheme,
-        settings,
-        checked,
-        bpe,
-        vocab_size=tokenizer.vocab_size,
-        corpus=corpus,
-        final_counts=final_counts,
-        switched=switched,
-        pair=pair,
-        domains=domains,
-    )
-    _write_stats(out / "stats.json", stats)
+        _write_stats(out / "stats.json", stats)
     return stats
 
 
