@@ -177,7 +177,7 @@ def test_ud_treebank_of_an_unconfigured_language_names_the_key(paper, repo):
 def test_parsing_language_without_a_treebank_names_the_keys(paper, repo):
     del paper["data"]["ud"]["ud23"]["treebanks"]["zh"]
     message = _error(paper, repo)
-    assert "'tasks.parsing.datasets' (pair en-zh, zh)" in message
+    assert "'tasks.parsing.datasets.default' (pair en-zh, zh)" in message
     assert "'data.ud.ud23.treebanks' has no 'zh'" in message
 
 
@@ -185,12 +185,14 @@ def test_parsing_dataset_missing_from_data_ud_or_its_splits(paper, repo):
     bad = copy.deepcopy(paper)
     bad["tasks"]["parsing"]["datasets"]["default"] = "ud22"
     message = _error(bad, repo)
-    assert "'tasks.parsing.datasets'" in message and "'ud22'" in message and "pud" in message
+    assert "'tasks.parsing.datasets.default'" in message and "'ud22'" in message
+    assert "pud" in message
     # a test-only dataset can be a target's, not a source's (fine-tuning reads train and dev)
     bad = copy.deepcopy(paper)
     bad["tasks"]["parsing"]["datasets"]["pairs"] = {"en-fr": {"en": "pud", "fr": "pud"}}
     message = _error(bad, repo)
-    assert "(pair en-fr, en)" in message and "'data.ud.pud.splits'" in message
+    assert "'tasks.parsing.datasets.pairs.en-fr.en' (pair en-fr, en)" in message
+    assert "'data.ud.pud.splits'" in message
     good = copy.deepcopy(paper)
     good["tasks"]["parsing"]["datasets"]["pairs"] = {"en-fr": {"fr": "pud"}}
     xconfig.validate(good, repo / "config/schema.yaml")

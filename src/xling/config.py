@@ -10,7 +10,6 @@ found and what is allowed, so a wrong config stops the workflow before any job r
 from __future__ import annotations
 
 import copy
-import string
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -48,27 +47,101 @@ def _key_path(error: jsonschema.ValidationError) -> str:
     return ".".join(parts) if parts else "(top level)"
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
+def _describe(error: jsonschema.ValidationError, root: Mapping[str, Any] | None = None) -> str:
+    """The message of one schema error: the key, what was found, and what is allowed or how to
+    fix it. ``root`` (the whole schema) resolves the ``$ref`` s of the error's schema path."""
     key = _key_path(error)
     schema = error.schema if isinstance(error.schema, Mapping) else {}
+    root = root or {}
     if error.validator == "enum":
         allowed = ", ".join(repr(v) for v in error.validator_value)
         return f"config key '{key}': {error.instance!r} is not allowed; allowed values: {allowed}"
     if error.validator == "required":
         return f"config key '{key}': {error.message}; add it (see config/schema.yaml)"
-    if error.validator == "additionalProperties":
-        known = ", ".join(sorted(schema.get("properties", {})))
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        known = ", ".join(sorted(_known_keys(schema, root)))
         return f"config key '{key}': {error.message}; known keys here: {known}"
+    hint = _hint(error, root)
     if error.validator == "pattern":
-        hint = schema.get("description", "")
         pattern = error.validator_value
-        return f"config key '{key}': {error.instance!r} does not match {pattern!r}. {hint}"
-    hint = schema.get("description")
+        fix = f". {hint}" if hint else "; write a value that matches it (see config/schema.yaml)"
+        return f"config key '{key}': {error.instance!r} does not match {pattern!r}{fix}"
     return f"config key '{key}': {error.message}" + (f" ({hint})" if hint else "")
 
 
+def _ref(root: Mapping[str, Any], node: Any) -> Any:
+    """``node`` with its local ``$ref`` (``#/$defs/name``) followed, as often as it has one."""
+    seen = 0
+    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and seen < 20:
+        target: Any = root
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target.get(part, {}) if isinstance(target, Mapping) else {}
+        if not target:
+            break
+        node, seen = target, seen + 1
+    return node
+
+
+def _known_keys(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> set[str]:
+    """Every key ``schema`` names under ``properties``, also through ``allOf``, ``$ref`` and the
+    like: the keys an ``unevaluatedProperties: false`` schema accepts."""
+    if depth > 10 or not isinstance(schema, Mapping):
+        return set()
+    keys = set(schema.get("properties") or {})
+    if "$ref" in schema:
+        keys |= _known_keys(_ref(root, {"$ref": schema["$ref"]}), root, depth + 1)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for part in schema.get(keyword) or []:
+            keys |= _known_keys(part, root, depth + 1)
+    for keyword in ("then", "else"):
+        keys |= _known_keys(schema.get(keyword) or {}, root, depth + 1)
+    return keys
+
+
+# Schema keywords whose value maps names to schemas (the next step of a path is a name).
+_NAME_MAPS = ("properties", "patternProperties", "$defs")
+
+
+def _hint(error: jsonschema.ValidationError, root: Mapping[str, Any]) -> str | None:
+    """The description nearest to the failing keyword on its schema path, counting only the
+    schema of the failing key and what is inside it (an array's description serves its items),
+    not the sections around it."""
+    node: Any = root
+    hint = None
+    for step in list(error.absolute_schema_path)[:-1]:
+        node = _ref(root, node)
+        has_step = step in node if isinstance(node, Mapping) else isinstance(step, int)
+        if (
+            not isinstance(node, Mapping | list)
+            or not has_step
+            or (isinstance(node, list) and step >= len(node))
+        ):
+            break
+        node = node[step]
+        if step in _NAME_MAPS:
+            hint = None
+            continue
+        for part in (node, _ref(root, node)):
+            if isinstance(part, Mapping) and isinstance(part.get("description"), str):
+                hint = part["description"].strip()
+                break
+    if hint is None and isinstance(error.schema, Mapping):
+        hint = error.schema.get("description")
+    return hint
+
+
 def _most_specific(errors: list[jsonschema.ValidationError]) -> jsonschema.ValidationError:
-    return max(errors, key=lambda e: (len(e.absolute_path), -len(e.context or [])))
+    """The error to report: the deepest key's; at one key, any other error before an
+    ``unevaluatedProperties`` one (a subschema that failed, e.g. on a missing required key,
+    evaluates none of its properties, which are then all "unevaluated")."""
+    return max(
+        errors,
+        key=lambda e: (
+            len(e.absolute_path),
+            e.validator != "unevaluatedProperties",
+            -len(e.context or []),
+        ),
+    )
 
 
 def validate_schema(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
@@ -81,7 +154,7 @@ def validate_schema(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> d
     while errors and any([_coerce_string(config, validator, error) for error in errors]):
         errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
-        raise ConfigError(_describe(_most_specific(errors)))
+        raise ConfigError(_describe(_most_specific(errors), schema))
     return config
 
 
@@ -135,32 +208,6 @@ def _with_defaults(validator_cls):
     return jsonschema.validators.extend(validator_cls, {"properties": set_defaults})
 
 
-def _check_pairs(config: dict) -> None:
-    known = sorted(config["languages"])
-    seen = set()
-    for index, pair in enumerate(config["pairs"]):
-        source, target = pair.split("-")
-        for lang in (source, target):
-            if lang not in config["languages"]:
-                raise ConfigError(
-                    f"config key 'pairs' (item {index}, {pair!r}): unknown language {lang!r}; "
-                    f"known languages (config key 'languages'): {', '.join(known)}"
-                )
-        if source == target:
-            raise ConfigError(
-                f"config key 'pairs' (item {index}): {pair!r} pairs a language with itself"
-            )
-        if pair in seen:
-            raise ConfigError(f"config key 'pairs': {pair!r} is listed twice")
-        seen.add(pair)
-        if "xnli" in config.get("tasks", {}) and source != "en":
-            raise ConfigError(
-                f"config key 'pairs' (item {index}, {pair!r}): a pair is source-target and "
-                f"fine-tunes on its source, but XNLI (config key 'tasks.xnli') has English "
-                f"training data only; write it as 'en-{source}'"
-            )
-
-
 # The fields each url template of config `data` may use, as the rules fill them in.
 URL_FIELDS = {
     "commoncrawl": {"lang"},
@@ -169,24 +216,6 @@ URL_FIELDS = {
     "fasttext": {"lang"},
     "transformers": {"name", "revision", "file"},
 }
-
-
-def _check_url_templates(config: dict) -> None:
-    for section, allowed in URL_FIELDS.items():
-        template = (config["data"].get(section) or {}).get("url")
-        if template is None:
-            continue
-        key = f"config key 'data.{section}.url'"
-        try:
-            fields = {field for _, field, _, _ in string.Formatter().parse(template) if field}
-        except ValueError as error:
-            raise ConfigError(f"{key}: {template!r} is not a valid template ({error})") from None
-        unknown = sorted(fields - allowed)
-        if unknown:
-            raise ConfigError(
-                f"{key}: {template!r} uses {', '.join('{' + f + '}' for f in unknown)}, which "
-                f"nothing fills in; it may use {', '.join('{' + f + '}' for f in sorted(allowed))}"
-            )
 
 
 # MUSE's file of each dictionary split: train = the 0-5000 dictionary, test = 5000-6500.
@@ -223,23 +252,6 @@ def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
     return {data["url"].format(**filling).rsplit("/", 1)[-1] for filling in fillings}
 
 
-def _check_pins(config: dict) -> None:
-    """A pin under a name no download has would never be checked: say so."""
-    for section in URL_FIELDS:
-        pins = (config["data"].get(section) or {}).get("sha256") or {}
-        if not pins:
-            continue
-        names = template_file_names(config, section)
-        unknown = sorted(set(pins) - names)
-        if unknown:
-            example = sorted(names)[0] if names else "none"
-            raise ConfigError(
-                f"config key 'data.{section}.sha256': {unknown} name no file that "
-                f"data.{section}.url gives for the configured languages (e.g. {example}), so "
-                "these pins would never be checked; key each pin by the downloaded file's name"
-            )
-
-
 def _expand_paper_rows(config: dict) -> None:
     """Replace every ``<name>: paper`` under ``variants`` by the paper's settings of that row.
 
@@ -269,45 +281,9 @@ def _expand_paper_rows(config: dict) -> None:
                     )
 
 
-def _check_variants(config: dict) -> None:
-    schemes = config["vocab"]["schemes"]
-    layers = config["model"]["layers"]
-    for name, variant in config["variants"].items():
-        if variant["vocab"] not in schemes:
-            raise ConfigError(
-                f"config key 'variants.{name}.vocab': scheme {variant['vocab']!r} has no settings "
-                f"in 'vocab.schemes'; configured schemes: {', '.join(sorted(schemes))}"
-            )
-        if variant["sep_layers"] > layers:
-            raise ConfigError(
-                f"config key 'variants.{name}.sep_layers': {variant['sep_layers']} separate "
-                f"layers, but the model has model.layers={layers}"
-            )
-
-
-def _check_selection(config: dict) -> None:
-    for key, configured in (("variants", config["variants"]), ("tasks", config["tasks"])):
-        for name in config.get("select", {}).get(key, []):
-            if name not in configured:
-                raise ConfigError(
-                    f"config key 'select.{key}': {name!r} is not configured under '{key}' "
-                    f"(configured: {', '.join(configured)})"
-                )
-
-
 def selected(config: Mapping[str, Any], key: str) -> list[str]:
     """The variants or tasks to build: config ``select.<key>`` or every configured one."""
     return list(config.get("select", {}).get(key) or config[key])
-
-
-def _check_task_datasets(config: dict) -> None:
-    for task, settings in config.get("tasks", {}).items():
-        for pair in settings.get("datasets", {}).get("pairs", {}):
-            if pair not in config["pairs"]:
-                raise ConfigError(
-                    f"config key 'tasks.{task}.datasets.pairs.{pair}': {pair!r} is not in 'pairs' "
-                    f"({', '.join(config['pairs'])})"
-                )
 
 
 def ud_languages(dataset: Mapping[str, Any]) -> list[str]:
@@ -347,149 +323,15 @@ def ud_splits(dataset: Mapping[str, Any]) -> list[str]:
     return [split for split in TASK_SPLITS if split in dataset["splits"]]
 
 
-def _check_ud(config: dict) -> None:
-    """The UD datasets of ``data.ud`` can be built, and every pair finds its parsing data there."""
-    data = config["data"]
-    if data["source"] != "download":
-        return
-    known = sorted(config["languages"])
-    for name, dataset in data["ud"].items():
-        key = f"data.ud.{name}"
-        if dataset.get("manual"):
-            for extra in ("download", "treebanks"):
-                if extra in dataset:
-                    raise ConfigError(
-                        f"config key '{key}.{extra}': a manual dataset (manual: true) is put "
-                        f"under data.manual_dir by hand and has no {extra}; remove one or the other"
-                    )
-        elif dataset["download"] not in data["downloads"]:
-            raise ConfigError(
-                f"config key '{key}.download': {dataset['download']!r} is not a download in "
-                f"'data.downloads' (configured: {', '.join(sorted(data['downloads']))})"
-            )
-        for lang in ud_languages(dataset):
-            if lang not in config["languages"]:
-                part = "languages" if dataset.get("manual") else "treebanks"
-                raise ConfigError(
-                    f"config key '{key}.{part}': language {lang!r} is not in 'languages' "
-                    f"({', '.join(known)}); add it there with its segmenter"
-                )
-    if "parsing" not in config["tasks"]:
-        return
-    # Every language of a pair reads its parsing data from a dataset of data.ud: the source
-    # language all three splits (fine-tuning), the target language its test split. Wu §5's
-    # transfer pairs (with a `monolingual` section) read theirs the same way.
-    pairs = list(config["pairs"])
-    transfer = config.get("analysis", {}).get("contextual_transfer", {})
-    if "monolingual" in config and "parsing" in transfer.get("tasks", []):
-        pairs += [pair for pair in transfer["pairs"] if pair not in pairs]
-    for pair in pairs:
-        source, target = pair_languages(pair)
-        for lang, splits in ((source, TASK_SPLITS), (target, ("test",))):
-            name = task_dataset(config, "parsing", pair, lang)
-            where = f"config key 'tasks.parsing.datasets' (pair {pair}, {lang})"
-            if name not in data["ud"]:
-                raise ConfigError(
-                    f"{where}: UD dataset {name!r} is not defined under 'data.ud' "
-                    f"(defined: {', '.join(sorted(data['ud']))})"
-                )
-            try:
-                ud_source(config, name, lang)
-            except ValueError as error:
-                raise ConfigError(f"{where}: {error}") from None
-            missing = [split for split in splits if split not in data["ud"][name]["splits"]]
-            if missing:
-                raise ConfigError(
-                    f"{where}: {lang} needs the {', '.join(missing)} split(s), and config key "
-                    f"'data.ud.{name}.splits' has only {', '.join(data['ud'][name]['splits'])}"
-                )
-
-
-def _check_toyworld(config: dict) -> None:
-    if config["data"]["source"] != "toyworld":
-        if config["analysis"].get("word_aligner") == "gold":
-            raise ConfigError(
-                "config key 'analysis.word_aligner': gold alignments exist only in the toy world "
-                f"(data.source toyworld), and data.source is {config['data']['source']!r}; "
-                "use eflomal"
-            )
-        return
-    from xling.toyworld import resolve_spec, validate_spec
-
-    try:
-        validate_spec(resolve_spec(config["data"]["toyworld"]))
-    except ValueError as error:
-        raise ConfigError(str(error)) from None
-    spec_languages = resolve_spec(config["data"]["toyworld"])["languages"]
-    missing = sorted(set(config["languages"]) - set(spec_languages))
-    if missing:
-        raise ConfigError(
-            f"config key 'languages': {missing} have no toy-world data; the toy world writes "
-            f"{', '.join(spec_languages)} (config key data.toyworld.languages)"
-        )
-
-
-def _check_architecture(architecture: Mapping[str, Any], key: str) -> None:
-    """What xling.model.EncoderConfig would refuse inside the first pretraining job."""
-    dim, heads = architecture.get("dim", 768), architecture.get("heads", 12)
-    if dim % heads:
-        raise ConfigError(
-            f"config key '{key}': dim {dim} is not a multiple of heads {heads} (each head gets "
-            "dim / heads dimensions); change one of them"
-        )
-
-
-def _check_training(config: dict) -> None:
-    """Settings that would otherwise fail inside a job, hours into a run: rejected here, naming
-    the key and the fix."""
-    model, pretrain = config["model"], config["pretrain"]
-    _check_architecture(model, "model")
-    muller_model = (config.get("muller") or {}).get("model") or {}
-    if muller_model.get("architecture"):
-        merged = {**model, **muller_model["architecture"]}
-        _check_architecture(merged, "muller.model.architecture")
-    positions = model.get("max_positions", 512)
-    if pretrain["seq_len"] > positions:
-        raise ConfigError(
-            f"config key 'pretrain.seq_len': {pretrain['seq_len']} tokens do not fit the model's "
-            f"{positions} positions (model.max_positions); shorten seq_len or raise max_positions"
-        )
-    if pretrain["warmup_steps"] > pretrain["total_steps"]:
-        raise ConfigError(
-            f"config key 'pretrain.warmup_steps': {pretrain['warmup_steps']} warmup steps exceed "
-            f"the {pretrain['total_steps']} steps of training (pretrain.total_steps), so the "
-            "learning rate would never reach its peak; lower warmup_steps or raise total_steps"
-        )
-    for task, settings in config["tasks"].items():
-        if settings.get("max_length", 0) > positions:
-            raise ConfigError(
-                f"config key 'tasks.{task}.max_length': {settings['max_length']} tokens do not "
-                f"fit the model's {positions} positions (model.max_positions); lower it"
-            )
-    trained = set(selected(config, "variants"))
-    for variant in config["analysis"]["cka"]["variants"]:
-        if variant not in trained:
-            raise ConfigError(
-                f"config key 'analysis.cka.variants': {variant!r} is not a trained variant, so "
-                f"its CKA would be an empty figure; trained: {', '.join(sorted(trained))} "
-                "(config keys 'variants' and 'select')"
-            )
-
-
 def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     """Validate a whole study config; return it with defaults filled in."""
+    from xling import config_checks  # it builds on this module
+
     config = validate_schema(config, schema_path)
-    _check_pairs(config)
-    _check_url_templates(config)
-    _check_pins(config)
-    _check_toyworld(config)
+    config_checks.check_data(config)
     _expand_paper_rows(config)
-    _check_variants(config)
-    _check_task_datasets(config)
-    _check_ud(config)
-    _check_selection(config)
-    _check_training(config)
-    from xling.monolingual import check as check_monolingual  # it builds on this module
+    config_checks.check_study(config)
+    from xling.monolingual import check as check_monolingual
 
     check_monolingual(config)
     from xling.muller.plan import check as check_muller
@@ -536,4 +378,8 @@ def task_dataset(config: Mapping[str, Any], task: str, pair: str, lang: str) -> 
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # As xling.config, not __main__: the checks in other modules raise xling.config.ConfigError,
+    # which __main__'s own copy of the class would not catch.
+    from xling.config import main as _main
+
+    sys.exit(_main(sys.argv[1:]))

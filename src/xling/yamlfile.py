@@ -55,22 +55,40 @@ def load(path: str | Path) -> dict:
     """The mapping in the YAML (or JSON) file ``path``.
 
     Raises:
-        ConfigFileError: a syntax error or a repeated key (with file, line and column), or a file
-            whose top level is not a mapping.
+        ConfigFileError: a syntax error or a repeated key (with file, line and column), a file
+            that is not UTF-8 (with the line and byte), or a file whose top level is not a
+            mapping.
     """
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = yaml.load(handle, Loader=_StrictLoader)  # a SafeLoader: builds plain data only
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark or error.context_mark
-            where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else path
-            what = " ".join(part for part in (error.context, error.problem) if part)
-            raise ConfigFileError(f"{where}: {what}; fix the YAML there") from None
+    text = _utf8_text(path)
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader: builds plain data only
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else path
+        what = " ".join(part for part in (error.context, error.problem) if part)
+        raise ConfigFileError(f"{where}: {what}; fix the YAML there") from None
     if not isinstance(data, dict):
         raise ConfigFileError(
             f"{path}: a config file must be a YAML mapping of keys, found {type(data).__name__}"
         )
     return data
+
+
+def _utf8_text(path: str | Path) -> str:
+    """The file's text; ConfigFileError naming the line and byte of the first one that is not
+    UTF-8 (YAML config files are UTF-8; an editor may have saved it as Latin-1)."""
+    raw = Path(path).read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        start = error.start
+        line = raw.count(b"\n", 0, start) + 1
+        column = start - (raw.rfind(b"\n", 0, start) + 1) + 1
+        raise ConfigFileError(
+            f"{path}, line {line}, column {column} (byte {start}): byte 0x{raw[start]:02x} is not "
+            "UTF-8 (the file seems saved in another encoding, e.g. Latin-1); save it as UTF-8 "
+            f"(e.g. iconv -f latin1 -t utf-8 {path} > fixed.yaml)"
+        ) from None
 
 
 def load_merged(paths: Iterable[str | Path]) -> dict:

@@ -129,6 +129,7 @@ def run_finetune(
     encoded: Encoded | None = None,
     encoded_stamp: list | None = None,
     on_selected: Callable[[TaskModel], None] | None = None,
+    config_section: str = "tasks",
 ) -> dict:
     """Fine-tune ``model_dir`` on ``task`` with grid point ``hp``; write metrics and predictions.
 
@@ -156,7 +157,8 @@ def run_finetune(
     every run of a grid shares (:mod:`xling.muller.encoded`); its test splits may be keyed by any
     name, each split knowing its language. ``encoded_stamp`` then stands for the input files in
     the resume fingerprint. ``on_selected`` is called with the model at its selected epoch before
-    any output is written (e.g. to measure its representations).
+    any output is written (e.g. to measure its representations). ``config_section``: the config
+    section ``settings`` come from (``tasks``, Muller et al.'s ``muller.tasks``), for messages.
     """
     started = time.perf_counter()
     torch.set_num_threads(threads)
@@ -166,7 +168,8 @@ def run_finetune(
         hp = normalize_hp(task, hp)
         if (data is None) == (encoded is None):
             raise ValueError("give exactly one of data (files) and encoded (already encoded)")
-        config = validate_job(task, model_dir, data if encoded is None else encoded, settings)
+        given = data if encoded is None else encoded
+        config = validate_job(task, model_dir, given, settings, config_section=config_section)
         if random_init is not None:
             parse_group(random_init, config.layers)  # a bad group stops before any reading
         run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
@@ -209,9 +212,16 @@ def run_finetune(
 
 # ----------------------------------------------------------------------------- validate
 def validate_job(
-    task: str, model_dir: Path, data: TaskData | Encoded, settings: FinetuneSettings
+    task: str,
+    model_dir: Path,
+    data: TaskData | Encoded,
+    settings: FinetuneSettings,
+    *,
+    config_section: str = "tasks",
 ) -> EncoderSpec:
-    """Check the job against the model's config before anything is read; return that config."""
+    """Check the job against the model's config before anything is read; return that config.
+    ``config_section`` is where ``settings`` come from (``tasks`` or ``muller.tasks``): a message
+    names the key to change there."""
     source = settings.source_lang
     if isinstance(data, Encoded):
         dev = {split.lang for split in data.dev.values()}
@@ -232,7 +242,7 @@ def validate_job(
     if settings.max_length > config.max_positions:
         raise ValueError(
             f"max_length {settings.max_length} exceeds the max_positions {config.max_positions} "
-            f"of {model_dir}: lower config key tasks.{task}.max_length"
+            f"of {model_dir}: lower config key {config_section}.{task}.max_length"
         )
     return config
 

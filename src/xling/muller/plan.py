@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from xling.config import ConfigError
+from xling.config_checks import StudyDatasets
 from xling.finetune.grid import grid_points, hp_id
 from xling.muller import REFERENCE
 
@@ -341,6 +342,45 @@ def check(config: Mapping[str, Any]) -> None:
                     f"config key 'muller.domain.tasks.{task}.evaluations.{name}.lang': "
                     f"{spec['lang']!r} is not in muller.languages"
                 )
+    _check_datasets(config, section)
+
+
+def _by_lang_key(key: str, datasets: Mapping[str, Any] | str, lang: str) -> str:
+    """The key that gives ``lang`` its dataset: ``key`` itself (one name for every language),
+    ``key.<lang>``, or ``key.default``."""
+    if isinstance(datasets, str):
+        return key
+    return f"{key}.{lang if lang in datasets else 'default'}"
+
+
+def _check_datasets(config: Mapping[str, Any], section: Mapping[str, Any]) -> None:
+    """Every dataset the runs read has the splits they read in their languages: the source
+    language's train and dev (fine-tuning), each evaluated language's test."""
+    data = StudyDatasets(config)
+    for task, settings in section["tasks"].items():
+        for source in section["sources"]:
+            key = _by_lang_key(f"muller.tasks.{task}.train", settings["train"], source)
+            dataset = _train_dataset(section, task, source)
+            data.check(task, dataset, source, ("train", "dev"), f"config key '{key}' ({source})")
+        for lang in section["languages"]:
+            key = _by_lang_key(f"muller.tasks.{task}.test", settings["test"], lang)
+            dataset = test_dataset(section, task, lang)
+            data.check(task, dataset, lang, ("test",), f"config key '{key}' ({lang})")
+    domain = section["domain"]
+    source = domain["source"]
+    for task, settings in domain["tasks"].items():
+        where = f"config key 'muller.domain.tasks.{task}.train' ({source})"
+        data.check(task, settings["train"], source, ("train", "dev"), where)
+        for name, spec in settings["evaluations"].items():
+            where = f"config key 'muller.domain.tasks.{task}.evaluations.{name}.dataset'"
+            data.check(task, spec["dataset"], spec["lang"], ("test",), f"{where} ({spec['lang']})")
+    parallel = section["similarity"]["parallel"]
+    for lang in similarity_languages(section):
+        if parallel == "words":
+            data.check_parallel_words(lang, "config key 'muller.similarity.parallel'")
+        else:
+            where = f"config key 'muller.similarity.parallel.ud' ({lang})"
+            data.check("parsing", parallel["ud"], lang, ("test",), where)
 
 
 def _sim_group_key() -> str:
