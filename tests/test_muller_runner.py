@@ -97,6 +97,15 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     rerun = json.loads(job.read_text())
     assert rerun["runs"] == listed["runs"]
     assert rerun["done"][0] != listed["done"][0] and rerun["done"][1] == listed["done"][1]
+    # so do other parallel sentences and the debiased estimator: the similarity measured on the
+    # old ones would stay beside the pretrained model's, measured on the new
+    for change in ({"debiased": True}, {}):
+        trained.clear()
+        if not change:  # the parallel sentences rebuilt (fewer of them)
+            torch.save(parallel_ids(tokenizer, words, 6), tmp_path / "parallel.pt")
+        kept = {"resamples": {"count": 6, "seed": 3}, **change}
+        runner.run_job(str(model), *args, **parallel, **kept)
+        assert trained == [str(tmp_path / "ref")], change
 
     table = [
         {"experiment": "transfer", "task": "pos", "source": "en", "hp_id": "bs8_lr0.001", **r}
@@ -143,3 +152,17 @@ def test_a_fine_tuned_model_measures_its_own_source_against_the_others(world, tm
     measured = pd.read_csv(tmp_path / "ref" / "similarity.csv")
     assert set(measured["source"]) == {"fr"}
     assert set(measured["target"]) == set(LANGS) - {"fr"}
+
+
+def test_inputs_longer_than_the_model_takes_name_the_muller_key(world, tmp_path):
+    """A Muller run's max_length comes from muller.tasks.<task>, not Table 1's tasks.<task>."""
+    root, model = world
+    cache = tmp_path / "encoded.pt"
+    _encode(root, model, cache)
+    hp = {"batch_size": 8, "lr": 0.001}
+    runs = [
+        {"group": "ref", "seed": 1, "hp": hp, "dir": str(tmp_path / "ref"), "similarity": False}
+    ]
+    settings = {**SETTINGS, "max_length": 100}  # the tiny BERT has 64 positions
+    with pytest.raises(ValueError, match=r"max_positions 64 .*config key muller\.tasks\.pos\."):
+        runner.run_job(str(model), "pos", "en", settings, runs, cache, tmp_path / "job.json")

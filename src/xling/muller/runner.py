@@ -32,13 +32,21 @@ def run_fingerprint(
     settings: Mapping,
     encoded: Path,
     resamples: Mapping[str, int] | None = None,
+    *,
+    parallel: Path | None = None,
+    debiased: bool = False,
 ) -> dict:
-    """What a finished run was made from; a run that measures similarity also records how its
-    resamples were drawn (``resamples``: count and seed), which only the run itself can compute
-    (its fine-tuned encoder is not kept)."""
+    """What a finished run was made from; a run that measures similarity also records what it
+    measured on and how (the parallel sentences, the estimator, how its resamples were drawn:
+    ``resamples``, count and seed), which only the run itself can compute again (its fine-tuned
+    encoder is not kept)."""
     similarity: bool | dict = bool(run["similarity"])
-    if similarity and resamples is not None:
-        similarity = {"resamples": dict(resamples)}
+    if similarity:
+        similarity = {"debiased": debiased}
+        if parallel is not None:
+            similarity["parallel"] = file_stamp(parallel)
+        if resamples is not None:
+            similarity["resamples"] = dict(resamples)
     return {
         "task": task,
         "group": run["group"],
@@ -85,7 +93,10 @@ def run_job(
     results = []
     for run in runs:
         run_dir = Path(run["dir"])
-        fingerprint = run_fingerprint(run, task, settings_fields, encoded_path, resamples)
+        fingerprint = run_fingerprint(
+            run, task, settings_fields, encoded_path, resamples,
+            parallel=parallel_path and Path(parallel_path), debiased=debiased,
+        )  # fmt: skip
         metrics = finished(run_dir, fingerprint)
         if metrics is None:
             started = time.perf_counter()
@@ -115,6 +126,7 @@ def run_job(
                 encoded_stamp=file_stamp(encoded_path),
                 random_init=None if run["group"] == REFERENCE else run["group"],
                 on_selected=on_selected,
+                config_section="muller.tasks",
             )
             mark_done(run_dir, fingerprint, metrics)
             log.info("%s done in %.1f s", run_dir, time.perf_counter() - started)
