@@ -249,15 +249,14 @@ def test_a_dataset_the_study_does_not_have_is_rejected_naming_the_key(
 
 
 def test_the_single_language_ner_datasets_are_those_of_the_import():
-    from xling import config_checks
-    from xling.acquire.manual import NER_FILES
+    from xling.acquire.manual import NER_FILES, NER_LANGUAGE
 
     one_language = {
         name
         for name, files in NER_FILES.items()
         if not any("{lang}" in path for path in files.values())
     }
-    assert one_language == set(config_checks.NER_LANGUAGE)
+    assert one_language == set(NER_LANGUAGE)
 
 
 @pytest.mark.parametrize(

@@ -43,8 +43,6 @@ URL_REQUIRED = {
         "file": "every file of data.transformers.files",
     },
 }
-# The NER datasets of one language (xling.acquire.manual.NER_FILES: their files name no {lang}).
-NER_LANGUAGE = {"conll2003": "en", "levow2006": "zh"}
 # What config `languages.<lang>.user_dictionary` may contain in braces, and what it stands for.
 USER_DICTIONARY_FIELDS = {"data": "results/<study>/data"}
 # Tasks whose data is a dataset of `tasks.<task>.datasets` (XNLI has one dataset only).
@@ -438,7 +436,7 @@ class StudyDatasets:
         )
 
     def _check_ner(self, dataset: str, lang: str, where: str) -> None:
-        from xling.acquire.manual import NER_FILES
+        from xling.acquire.manual import NER_FILES, NER_LANGUAGE
 
         if dataset not in NER_FILES:
             raise ConfigError(

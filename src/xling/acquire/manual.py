@@ -22,6 +22,8 @@ NER_FILES = {
                   "test": "conll2003/eng.testb"},
     "levow2006": {"train": "levow2006/train.txt", "test": "levow2006/test.txt"},
 }  # fmt: skip
+# The datasets of one language (their files name no {lang}).
+NER_LANGUAGE = {"conll2003": "en", "levow2006": "zh"}
 NER_HOWTO = {
     "wikiann": "wikiann/{lang}/{{train,dev,test}} (the Rahimi et al. 2019 split, "
     "'lang:word<TAB>tag'; XTREME distributes it as panx_dataset)",
