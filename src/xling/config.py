@@ -27,7 +27,9 @@ DEFAULT_SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
 PAPER_ROW = "paper"
 # Keys of `pretrain` that say how a cluster job runs, not what it trains: the rules keep them out of
 # their params, so that changing them never reruns a finished model (training resumes without them).
-PRETRAIN_JOB_KEYS = ("runtime_minutes", "attempts", "checkpoint_minutes", "world_size", "threads")
+PRETRAIN_JOB_KEYS = (
+    "runtime_minutes", "attempts", "checkpoint_minutes", "world_size", "threads", "compile_layers"
+)  # fmt: skip
 
 
 class ConfigError(ValueError):

@@ -22,11 +22,12 @@ def main(smk):
     if warning:
         print(warning, flush=True)  # the rule's log
         print(f"{smk.output.model}: {warning}", file=sys.__stderr__, flush=True)  # Snakemake's
-    # The checkpoint interval is not a param (changing it must not rerun a finished model): read
-    # it from the config itself.
+    # The checkpoint interval and compilation are not params (changing them must not rerun a
+    # finished model): read them from the config itself.
     fields = dict(smk.params.pretrain)
-    if "checkpoint_minutes" in smk.config["pretrain"]:
-        fields["checkpoint_minutes"] = smk.config["pretrain"]["checkpoint_minutes"]
+    for key in ("checkpoint_minutes", "compile_layers"):
+        if key in smk.config["pretrain"]:
+            fields[key] = smk.config["pretrain"][key]
     threads = smk.threads if launch.in_process else max(smk.threads // launch.processes_per_node, 1)
     settings = PretrainSettings(
         architecture=smk.params.model, seed=smk.params.seed, threads=threads, **fields
