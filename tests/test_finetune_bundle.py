@@ -121,3 +121,27 @@ def test_a_done_record_of_other_settings_is_deleted_before_the_run_is_redone(tmp
     assert finished(tmp_path, {"lr": 2}) is None
     # redoing it for lr 2 may be killed half-way; back at lr 1, nothing claims to be done
     assert not (tmp_path / DONE).exists() and finished(tmp_path, {"lr": 1}) is None
+
+
+def test_a_run_killed_before_its_done_record_resumes_after_its_last_epoch(
+    world_dir, tmp_path, monkeypatch, caplog
+):
+    """Its work directory stays until done.json is written, so the rerun trains no epoch again."""
+    from xling.finetune import bundle
+
+    root = world_dir[0]
+    model = make_model(world_dir, tmp_path)
+    runs = [_run(root, tmp_path, "ner", NER, 0.01)]
+
+    def killed(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bundle, "mark_done", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_model_job(model, runs, tmp_path / "runs.json")
+    assert any(Path(runs[0]["work_dir"]).iterdir()), "the epochs went before the done record"
+    monkeypatch.undo()
+    caplog.set_level("INFO")
+    run_model_job(model, runs, tmp_path / "runs.json")
+    assert "resuming after epoch 1" in caplog.text
+    assert (Path(runs[0]["out_dir"]) / DONE).exists() and not Path(runs[0]["work_dir"]).exists()

@@ -127,8 +127,10 @@ def _no_training(*args, **kwargs):
 
 
 def _recording(trained, metrics):
-    def run_finetune(task, model, init, hp, run_dir, *args, **kwargs):
+    def run_finetune(task, model, init, hp, run_dir, *args, on_done=None, **kwargs):
         trained.append(str(run_dir))
+        if on_done is not None:
+            on_done(metrics)
         return metrics
 
     return run_finetune

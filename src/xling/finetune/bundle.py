@@ -9,6 +9,7 @@ writes (``metrics.json`` and the predictions, through :func:`xling.finetune.run_
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -85,8 +86,8 @@ def run_model_job(
                 pair=run["pair"],
                 variant=run["variant"],
                 tokenizer=tokenizer,
+                on_done=functools.partial(mark_done, out_dir, fingerprint),
             )
-            mark_done(out_dir, fingerprint, metrics)
             log.info("%s done in %.1f s", out_dir, time.perf_counter() - started)
         else:
             log.info("%s: done before, kept", out_dir)

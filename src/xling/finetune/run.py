@@ -129,6 +129,7 @@ def run_finetune(
     encoded: Encoded | None = None,
     encoded_stamp: list | None = None,
     on_selected: Callable[[TaskModel], None] | None = None,
+    on_done: Callable[[dict], None] | None = None,
     config_section: str = "tasks",
 ) -> dict:
     """Fine-tune ``model_dir`` on ``task`` with grid point ``hp``; write metrics and predictions.
@@ -155,9 +156,11 @@ def run_finetune(
 
     ``encoded`` (with ``data`` None) gives the files already read and encoded, e.g. a cache that
     every run of a grid shares (:mod:`xling.muller.encoded`); its test splits may be keyed by any
-    name, each split knowing its language. ``encoded_stamp`` then stands for the input files in
-    the resume fingerprint. ``on_selected`` is called with the model at its selected epoch before
-    any output is written (e.g. to measure its representations). ``config_section``: the config
+    name, each split knowing its language. ``encoded_stamp`` then stands for the input files in the
+    resume fingerprint. ``on_selected`` is called with the model at its selected epoch before any
+    output is written (e.g. to measure its representations); ``on_done`` with the metrics once every
+    output is written, before the work directory goes (a caller's own record that the run is
+    finished: a kill before it then resumes after the last epoch). ``config_section``: the config
     section ``settings`` come from (``tasks``, Muller et al.'s ``muller.tasks``), for messages.
     """
     started = time.perf_counter()
@@ -203,6 +206,8 @@ def run_finetune(
         if save_encoder_to is not None:
             save_encoder(model.encoder, save_encoder_to, tokenizer)
         write_outputs(spec, encoded, evaluation, metrics, out_dir)
+        if on_done is not None:
+            on_done(metrics)
         if not keep_work_dir:
             remove_work_dir(work_dir)
         seconds = time.perf_counter() - started

@@ -10,6 +10,7 @@ killed half-way reruns only the runs that have none, or whose fingerprint change
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -126,9 +127,9 @@ def run_job(
                 encoded_stamp=file_stamp(encoded_path),
                 random_init=None if run["group"] == REFERENCE else run["group"],
                 on_selected=on_selected,
+                on_done=functools.partial(mark_done, run_dir, fingerprint),
                 config_section="muller.tasks",
             )
-            mark_done(run_dir, fingerprint, metrics)
             log.info("%s done in %.1f s", run_dir, time.perf_counter() - started)
         results.append(metrics)
     write_json(
