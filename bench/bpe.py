@@ -86,7 +86,7 @@ def main() -> None:
         corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
         ours_codes, reference_codes = Path(scratch) / "ours.codes", Path(scratch) / "snmt.codes"
 
-        # Learning. subword-nmt takes ~10-20 s here, so it runs once.
+        # Learning. subword-nmt takes ~40 s here (2-core AVX2 machine), so it runs once.
         t_ours, merges = timed(lambda: learn_bpe([corpus], args.merges), args.repeats)
         write_codes(ours_codes, merges)
         t_reference, _ = timed(lambda: subword_nmt_learn(corpus, reference_codes, args.merges), 1)

@@ -2,7 +2,7 @@
 ``xling.analysis.cka.resampled_linear_cka`` against what one would write instead, the CKA of each
 resample's drawn rows (``linear_cka(x[rows], y[rows])``), side by side in one process.
 
-Sizes: the demo's Figure 7 (1,000 sentences of width 64, 200 resamples) and the paper study's
+Sizes: the demo's Figure 7 (2,000 sentences of width 64, 200 resamples) and the paper study's
 (5,000 of width 768; ``--paper``, where the direct form runs ``--direct-resamples`` of them and is
 scaled up to 200). Prints seconds, the ratio and the peak memory of each (tracemalloc: numpy's
 arrays), and the largest difference between the two.
@@ -34,11 +34,11 @@ def measured(function):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--paper", action="store_true", help="5,000 x 768 instead of 1,000 x 64")
+    parser.add_argument("--paper", action="store_true", help="5,000 x 768 instead of 2,000 x 64")
     parser.add_argument("--resamples", type=int, default=200)
     parser.add_argument("--direct-resamples", type=int, default=None)
     args = parser.parse_args()
-    n, width = (5000, 768) if args.paper else (1000, 64)
+    n, width = (5000, 768) if args.paper else (2000, 64)  # the demo's analysis.cka.sentences
     direct_count = args.direct_resamples or args.resamples
     rng = np.random.default_rng(0)
     x = rng.normal(size=(n, width)) + 3.0

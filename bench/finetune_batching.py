@@ -24,6 +24,7 @@ import torch
 
 from xling import yamlfile
 from xling.finetune import FinetuneSettings, TaskData, run_finetune
+from xling.finetune import run as finetune_run
 from xling.finetune.settings import GRID_LEVEL_KEYS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,9 +53,10 @@ class PlainAdam(torch.optim.Adam):
 
 
 def run_job(task, model, data, hp, settings, plain_adam: bool) -> tuple[float, dict]:
-    fused_adam = torch.optim.Adam
+    # run_finetune builds xling.optim.EagerAdam (fused): the name it looks up is the one replaced
+    fused_adam = finetune_run.EagerAdam
     if plain_adam:
-        torch.optim.Adam = PlainAdam
+        finetune_run.EagerAdam = PlainAdam
     try:
         with tempfile.TemporaryDirectory() as work:
             start = time.perf_counter()
@@ -63,7 +65,7 @@ def run_job(task, model, data, hp, settings, plain_adam: bool) -> tuple[float, d
             )
             return time.perf_counter() - start, metrics
     finally:
-        torch.optim.Adam = fused_adam
+        finetune_run.EagerAdam = fused_adam
 
 
 def main() -> None:
@@ -77,7 +79,8 @@ def main() -> None:
     source, target = args.pair.split("-")
     model = args.results / "pretrain" / args.pair / "default" / "model"
     if not model.is_dir():
-        raise SystemExit(f"{model}: no demo model there; run `make demo` first")
+        print(f"{model}: no demo model there; run `make demo` first")
+        return
     setups = {
         "random batches, Adam": (False, True),
         "random batches, fused Adam": (False, False),

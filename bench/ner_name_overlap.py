@@ -35,6 +35,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("results/demo/data/ner/toy"))
     parser.add_argument("--languages", nargs="+", default=["fr", "de", "ru", "zh"])
     args = parser.parse_args()
+    if not (args.data / "en/train.txt").is_file():
+        print(f"No {args.data}/en/train.txt: run `make demo` first, or name --data.")
+        return
     english = mentions(args.data / "en/train.txt", "en")
     known = set(english)
     print(f"English training set: {len(english)} mentions of {len(known)} entities")

@@ -41,6 +41,11 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     results = args.results
+    needed = [results / "pretrain" / name / "model" for name in ("mono/en", "mono/enp")]
+    needed.append(results / "pretrain/en-enp/sep_emb/model")
+    if missing := [path for path in needed if not path.is_dir()]:
+        print(f"No {missing[0]}: run `make demo` first, or name the results folder.")
+        return
     english_train = Counter(
         token
         for line in read_lines(results / "preprocess" / "wiki" / "en.train.txt")

@@ -126,8 +126,11 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=Path("results/demo"))
     parser.add_argument("--target", default="fr")
     args = parser.parse_args()
-    classes = lexeme_classes(args.target)
     words = args.results / "analysis/words"
+    if not (words / args.target / "contextual.npz").is_file():
+        print(f"No {words / args.target}/contextual.npz: run `make demo` first, or name --results.")
+        return
+    classes = lexeme_classes(args.target)
     train, test = (
         dictionary_pairs(args.results / f"data/muse/en-{args.target}.{split}.txt")
         for split in ("train", "test")

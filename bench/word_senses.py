@@ -94,9 +94,8 @@ def main() -> None:
     fasttext = results / "analysis/words/en/fasttext.vec"
     for path in (vocab_dir / "en.train.npy", corpus, fasttext):
         if not path.exists():
-            raise SystemExit(
-                f"{path} is missing: run the workflow first (bench/toyworld_senses.yaml)"
-            )
+            print(f"{path} is missing: run the study of bench/toyworld_senses.yaml first")
+            return
 
     baseline = sense_correlation(toy.world, forms, *read_vec(fasttext))
     print(f"fastText (the demo's Figure 4 baseline): {baseline:.3f}")
