@@ -8,6 +8,7 @@ job owns each path. (Resumable downloads use ``<name>.part``, which this never t
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import re
@@ -29,11 +30,23 @@ def remove_stale_parts(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError), os.scandir(path.parent) as entries:
         stale = [entry.path for entry in entries if own.fullmatch(entry.name)]
     for part in stale:
-        if os.path.isdir(part) and not os.path.islink(part):
-            shutil.rmtree(part, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(part)
+        _remove(part)
+
+
+def remove_parts(folder: str | os.PathLike, prefix: str = "") -> None:
+    """Delete every part in ``folder`` of the paths whose names start with ``prefix``, for a
+    folder whose only writer is the caller (a trainer's locked work directory), where the paths
+    change from write to write (one checkpoint per step)."""
+    for part in Path(folder).glob(f".{glob.escape(prefix)}*.part"):
+        _remove(part)
+
+
+def _remove(part: str | os.PathLike) -> None:
+    if os.path.isdir(part) and not os.path.islink(part):
+        shutil.rmtree(part, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(part)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from xling.atomic import atomic_open
+from xling.atomic import atomic_open, remove_parts
 
 STATE_NAME = "state.pt"
 log = logging.getLogger(__name__)
@@ -103,5 +103,4 @@ def clear(work_dir: str | Path) -> None:
     weights."""
     (Path(work_dir) / STATE_NAME).unlink(missing_ok=True)
     prune(work_dir, set())
-    for part in Path(work_dir).glob(".*.part"):  # writes a kill cut short (xling.atomic)
-        part.unlink(missing_ok=True)
+    remove_parts(work_dir)  # writes a kill cut short

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from xling.atomic import atomic_open
+from xling.atomic import atomic_open, remove_parts
 
 CHECKPOINT_NAME = re.compile(r"checkpoint-step(\d+)\.pt")
 # Job keys that checkpoints of earlier versions lack: those checkpoints still resume.
@@ -57,8 +57,7 @@ def save_checkpoint(work_dir: str | Path, state: dict[str, Any], previous: Path 
             old.unlink(missing_ok=True)
     # Temporary files of writes that a kill interrupted (the work directory's lock holder is the
     # only writer, so none of these is being written now).
-    for partial in Path(work_dir).glob(".checkpoint*.part"):
-        partial.unlink(missing_ok=True)
+    remove_parts(work_dir, "checkpoint")
     return path
 
 
