@@ -8,6 +8,8 @@ config that cannot run stops before any job does, not inside a job hours later.
 
 from __future__ import annotations
 
+import functools
+import json
 import string
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -208,13 +210,19 @@ def check_toyworld(config: dict) -> None:
         )
 
 
-def _toyworld_files(config: Mapping[str, Any]) -> set[str] | None:
+def _toyworld_files(config: Mapping[str, Any]) -> frozenset[str] | None:
     """Every file the toy world writes under R/data (None: the study downloads its data)."""
     if config["data"]["source"] != "toyworld":
         return None
+    return _toyworld_files_of(json.dumps(config["data"]["toyworld"], sort_keys=True))
+
+
+@functools.lru_cache(maxsize=4)
+def _toyworld_files_of(spec: str) -> frozenset[str]:
+    """Resolving the spec takes tens of ms, and several checks of one validation ask."""
     from xling.toyworld import output_paths, resolve_spec
 
-    return set(output_paths(resolve_spec(config["data"]["toyworld"])))
+    return frozenset(output_paths(resolve_spec(json.loads(spec))))
 
 
 def check_user_dictionaries(config: dict) -> None:
