@@ -43,6 +43,7 @@ def _assert_names(message: str, *parts: str) -> None:
 @pytest.mark.parametrize(
     ("section", "url", "missing"),
     [
+        ("wikipedia", "https://x/enwiki-20261101-pages-articles.xml.bz2", "{lang}"),
         ("commoncrawl", "https://x/fr.txt.xz", "{lang}"),
         ("muse", "https://x/{src}-{tgt}.txt", "{span}"),
         ("tatoeba", "https://x/tatoeba.{code}-eng", "{side}"),
@@ -263,10 +264,6 @@ def test_the_single_language_ner_datasets_are_those_of_the_import():
     ("changes", "names"),
     [
         ({"data.xnlii": "x"}, ["config key 'data'", "'xnlii'", "xnli_mt"]),
-        (
-            {"data.wikipedia.fr": "wiki_frr"},
-            ["config key 'data.wikipedia.fr'", "'wiki_frr'", "'data.downloads'", "wiki_fr"],
-        ),
         ({"data.xnli": "xnlii"}, ["config key 'data.xnli'", "'xnlii'"]),
         ({"data.xnli_mt": "xnli-mt"}, ["config key 'data.xnli_mt'", "'xnli-mt'"]),
     ],
@@ -367,30 +364,14 @@ def test_the_command_line_reports_the_errors_of_every_check(configs, tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_a_pair_whose_language_has_no_wikipedia_dump_is_named(configs):
-    languages = dict(configs["config"]["languages"])
-    treebanks = dict(configs["config"]["data"]["ud"]["ud23"]["treebanks"], es="UD_Spanish-GSD")
-    changes = {"pairs": ["en-fr", "en-ru", "en-zh", "en-es"], "languages": languages}
-    changes["data.ud.ud23.treebanks"] = treebanks
-    message = _error(configs["config"], changes)
-    _assert_names(message, "config key 'data.wikipedia'", "no dump for 'es'", "wiki_es")
-    wikipedia = dict(configs["config"]["data"]["wikipedia"], es="wiki_es")
-    downloads = dict(configs["config"]["data"]["downloads"], wiki_es={"url": "https://x/es.bz2"})
-    fixed = {**changes, "data.wikipedia": wikipedia, "data.downloads": downloads}
-    xconfig.validate(_with(configs["config"], fixed))  # the two keys are all it needs
+def test_wikipedia_dumps_named_per_language_get_the_url_template_form(configs):
+    message = _error(configs["config"], {"data.wikipedia": {"en": "wiki_en", "fr": "wiki_fr"}})
+    _assert_names(message, "config key 'data.wikipedia'", "url template", "{lang}wiki/<date>/")
 
 
 def test_an_xnli_pair_needs_a_target_with_an_xnli_test_set(configs):
-    languages = dict(configs["config"]["languages"], it={"segmenter": "moses"})
-    wikipedia = dict(configs["config"]["data"]["wikipedia"], it="wiki_it")
-    downloads = dict(configs["config"]["data"]["downloads"], wiki_it={"url": "https://x/it.bz2"})
     treebanks = dict(configs["config"]["data"]["ud"]["ud23"]["treebanks"], it="UD_Italian-ISDT")
-    changes = {
-        "pairs": ["en-fr", "en-ru", "en-zh", "en-it"],
-        "languages": languages,
-        "data.wikipedia": wikipedia,
-    }
-    changes |= {"data.downloads": downloads, "data.ud.ud23.treebanks": treebanks}
+    changes = {"pairs": ["en-fr", "en-ru", "en-zh", "en-it"], "data.ud.ud23.treebanks": treebanks}
     message = _error(configs["config"], changes)
     _assert_names(message, "config key 'pairs' (item 3, 'en-it')", "XNLI has no 'it'", "select")
     xconfig.validate(_with(configs["config"], {**changes, "select": {"tasks": ["ner", "parsing"]}}))

@@ -1,8 +1,9 @@
-"""Template downloads of the paper study: CC-100's own language names, and sha256 pins by file
-name for every template source (commoncrawl, muse, tatoeba, fasttext), which the job reads from
-the config itself (a pin is not a param: pinning after the first download reruns nothing)."""
+"""Template downloads of the paper study: CC-100's and Wikipedia's own language names, and sha256
+pins by file name for every template source (wikipedia, commoncrawl, muse, tatoeba, fasttext),
+which the job reads from the config itself (a pin is not a param: pinning after the first download
+reruns nothing)."""
 
-from tests.dag import rule_settings
+from tests.dag import outputs, rule_settings
 from xling.acquire.download import pinned_sha256
 
 HEX = "ab" * 32
@@ -66,3 +67,41 @@ def test_a_transformers_model_file_is_fetched_from_its_revision_with_its_pin(rep
         "pin": ["transformers", "vocab.txt"],
     }
     assert pinned_sha256(config["data"], *params["source"]["pin"]) == HEX
+
+
+def _wikipedia_download(repo, tmp_path, lang, config):
+    """(output path, params) of the one download_wikipedia job that ``lang``'s text needs."""
+    configfiles = [repo / "config/config.yaml"]
+    target = f"results/paper/data/corpus/wiki/{lang}.txt"
+    (params, _), *others = rule_settings(
+        configfiles, tmp_path, "download_wikipedia", targets=(target,), config=config
+    )
+    paths = [o.path for o in outputs(configfiles, tmp_path, (target,), config)]
+    assert not others
+    return [path for path in paths if "/raw/wikipedia/" in path], params["source"]
+
+
+def test_a_new_pair_takes_its_wikipedia_dump_from_the_url_template(repo, tmp_path):
+    """The pair and its treebank are all a language of config `languages` needs: its dump is the
+    template's, under Wikimedia's file name, pinned by that name."""
+    dump = "eswiki-20261101-pages-articles.xml.bz2"
+    config = {
+        "pairs": ["en-fr", "en-ru", "en-zh", "en-es"],
+        "data": {
+            "ud": {"ud23": {"treebanks": {"es": "UD_Spanish-GSD"}}},
+            "wikipedia": {"sha256": {dump: HEX}},
+        },
+    }
+    paths, source = _wikipedia_download(repo, tmp_path, "es", config)
+    assert paths == [f"results/paper/raw/wikipedia/es/{dump}"]
+    assert source == {"url": f"https://dumps.wikimedia.org/eswiki/20261101/{dump}",
+                      "pin": ["wikipedia", dump]}  # fmt: skip
+    assert pinned_sha256(config["data"], *source["pin"]) == HEX
+
+
+def test_wikipedias_own_name_of_a_language_goes_under_codes(repo, tmp_path):
+    config = {"data": {"wikipedia": {"codes": {"en": "simple"}}}}
+    paths, source = _wikipedia_download(repo, tmp_path, "en", config)
+    dump = "simplewiki-20261101-pages-articles.xml.bz2"
+    assert paths == [f"results/paper/raw/wikipedia/en/{dump}"]
+    assert source["url"] == f"https://dumps.wikimedia.org/simplewiki/20261101/{dump}"

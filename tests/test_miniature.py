@@ -77,6 +77,7 @@ def overlay_for(server: FileServer, site: Path) -> str:
     config = yaml.safe_load(OVERLAY.read_text().replace(PLACEHOLDER, server.url))
     config["data"]["downloads"]["ud23"]["sha256"] = sha256(site / UD)
     config["data"]["commoncrawl"]["sha256"] = {"zh-Hans.txt.xz": sha256(site / CC_ZH)}
+    config["data"]["wikipedia"]["sha256"] = {Path(EN_DUMP).name: sha256(site / EN_DUMP)}
     config["data"]["downloads"]["ud24"]["sha256"] = sha256(site / UD24_TGZ)
     config["data"]["fasttext"]["sha256"] = {
         Path(fasttext_file(lang)).name: sha256(site / fasttext_file(lang)) for lang in ("en", "zh")
@@ -148,6 +149,9 @@ def test_a_server_error_is_retried(miniature):
 def test_a_cut_transfer_resumes_where_it_stopped(miniature):
     first, second = miniature.requests[EN_DUMP]
     assert "Range" not in first and second["Range"].startswith("bytes=") and second["If-Range"]
+    # resumed into the file the url template names, and its pinned sha256 held
+    dump = miniature.results / "raw/wikipedia/en" / Path(EN_DUMP).name
+    assert sha256(dump) == sha256(miniature.site / EN_DUMP)
 
 
 def test_a_dump_truncated_as_whole_fails_its_published_sha1_and_is_fetched_again(miniature):

@@ -192,8 +192,8 @@ def test_extract_wikipedia_errors(tmp_path) -> None:
 
 @pytest.mark.parametrize("name", ["wiki_en", "enwiki-20190201-pages-articles"])
 def test_a_dump_saved_without_its_suffix_is_still_decompressed(tmp_path, name) -> None:
-    """The download rule names dumps by resource (raw/downloads/wiki_en): wikiextractor picks
-    decompression by suffix, so the compression is read from the file's first bytes."""
+    """A dump saved without its suffix (a url that lacks it, a file renamed by hand): wikiextractor
+    picks decompression by suffix, so the compression is read from the file's first bytes."""
     dump = _dump(tmp_path / name, [("Zorblat", "'''Zorblat''' is a town.")])
     out = tmp_path / "wiki.txt"
     assert extract_wikipedia(dump, out) == 1

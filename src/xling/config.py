@@ -212,6 +212,7 @@ def _with_defaults(validator_cls):
 
 # The fields each url template of config `data` may use, as the rules fill them in.
 URL_FIELDS = {
+    "wikipedia": {"lang"},
     "commoncrawl": {"lang"},
     "muse": {"src", "tgt", "span"},
     "tatoeba": {"code", "side"},
@@ -229,6 +230,18 @@ def commoncrawl_code(config: Mapping[str, Any], lang: str) -> str:
     return config["data"]["commoncrawl"].get("codes", {}).get(lang, lang)
 
 
+def wikipedia_code(config: Mapping[str, Any], lang: str) -> str:
+    """Wikipedia's name of ``lang`` (data.wikipedia.codes, the ``<code>wiki`` of its dumps),
+    else the code."""
+    return config["data"]["wikipedia"].get("codes", {}).get(lang, lang)
+
+
+def wikipedia_dump_name(config: Mapping[str, Any], lang: str) -> str:
+    """The file name of ``lang``'s dump, as data.wikipedia.url gives it (what a pin is keyed by)."""
+    url = config["data"]["wikipedia"]["url"].format(lang=wikipedia_code(config, lang))
+    return url.rsplit("/", 1)[-1]
+
+
 def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
     """Every file name ``data.<section>.url`` gives for the configured languages (a superset of
     those the rules download): what a ``data.<section>.sha256`` pin may be keyed by."""
@@ -236,6 +249,8 @@ def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
     languages = list(config["languages"])
     if section == "commoncrawl":
         fillings = [{"lang": commoncrawl_code(config, lang)} for lang in languages]
+    elif section == "wikipedia":
+        fillings = [{"lang": wikipedia_code(config, lang)} for lang in languages]
     elif section == "muse":
         fillings = [
             {"src": src, "tgt": tgt, "span": span}
@@ -329,6 +344,7 @@ def validate(config: dict, schema_path: str | Path = DEFAULT_SCHEMA) -> dict:
     """Validate a whole study config; return it with defaults filled in."""
     from xling import config_checks  # it builds on this module
 
+    config_checks.check_retired_forms(config)
     config = validate_schema(config, schema_path)
     config_checks.check_data(config)
     _expand_paper_rows(config)

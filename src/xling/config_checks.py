@@ -32,6 +32,7 @@ from xling.contracts.layout import TASK_SPLITS
 # would fetch one address for all of them. data.transformers.url may leave out {revision}: a commit
 # id written into the address pins the model as well.
 URL_REQUIRED = {
+    "wikipedia": {"lang": "every language"},
     "commoncrawl": {"lang": "every language"},
     "muse": {
         "src": "every source language",
@@ -57,7 +58,6 @@ def check_data(config: dict) -> None:
     check_pairs(config)
     check_url_templates(config)
     check_download_names(config)
-    check_wikipedia_dumps(config)
     check_pins(config)
     check_toyworld(config)
     check_user_dictionaries(config)
@@ -133,39 +133,33 @@ def check_url_templates(config: dict) -> None:
                 )
 
 
+def check_retired_forms(config: dict) -> None:
+    """A key written in a form this project no longer reads gets the new form, not only the
+    schema's "unexpected key"."""
+    wikipedia = (config.get("data") or {}).get("wikipedia")
+    per_language = isinstance(wikipedia, dict) and wikipedia and "url" not in wikipedia
+    if per_language and all(isinstance(name, str) for name in wikipedia.values()):
+        raise ConfigError(
+            "config key 'data.wikipedia': a url template for every language now, not a "
+            "download name per language; write `wikipedia: {url: https://dumps.wikimedia.org/"
+            "{lang}wiki/<date>/{lang}wiki-<date>-pages-articles.xml.bz2}` (config/config.yaml) "
+            "and remove the dumps from 'data.downloads'"
+        )
+
+
 def check_download_names(config: dict) -> None:
     """Every key that names a download of ``data.downloads`` names one that is there."""
     data = config["data"]
     if data["source"] != "download":
         return
     downloads = data["downloads"]
-    references = [(f"data.wikipedia.{lang}", name) for lang, name in data["wikipedia"].items()]
-    references += [(f"data.{key}", data[key]) for key in ("xnli", "xnli_mt")]
+    references = [(f"data.{key}", data[key]) for key in ("xnli", "xnli_mt")]
     for key, name in references:
         if name not in downloads:
             raise ConfigError(
                 f"config key '{key}': {name!r} is not a download in "
                 f"'data.downloads' (configured: {', '.join(sorted(downloads))}); name one of "
                 "them or add it there with its url"
-            )
-
-
-def check_wikipedia_dumps(config: dict) -> None:
-    """Every language a model of Wu et al. reads has a Wikipedia dump (the Wiki-CC row's Common
-    Crawl sample is sized by it too); en' reads English's."""
-    data = config["data"]
-    if data["source"] != "download":
-        return
-    monolingual = config.get("monolingual") or {}
-    english_prime = (monolingual.get("english_prime") or {}).get("lang")
-    languages = [lang for pair in config["pairs"] for lang in pair_languages(pair)]
-    languages += list(monolingual.get("languages") or [])
-    for lang in dict.fromkeys("en" if lang == english_prime else lang for lang in languages):
-        if lang not in data["wikipedia"]:
-            raise ConfigError(
-                f"config key 'data.wikipedia': no dump for {lang!r}, which a model is pretrained "
-                f"on; add `{lang}: wiki_{lang}` there and its url under "
-                f"'data.downloads.wiki_{lang}' (a pages-articles.xml.bz2 of dumps.wikimedia.org)"
             )
 
 

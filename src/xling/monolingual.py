@@ -85,12 +85,6 @@ def check(config: Mapping[str, Any]) -> None:
                     f"config key 'data.{key}' is required with 'monolingual' (Wu §5) in a study "
                     "that downloads its data; see config/config.yaml"
                 )
-        for lang in section["languages"]:
-            if lang not in data["wikipedia"]:
-                raise ConfigError(
-                    f"config key 'data.wikipedia': no dump for {lang!r}, which "
-                    "'monolingual.languages' trains a model on; add one under 'data.downloads'"
-                )
         for pair in section["pairs"]:
             if pair_languages(pair)[1] not in data["tatoeba"]["codes"]:
                 raise ConfigError(

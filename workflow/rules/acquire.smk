@@ -45,6 +45,22 @@ else:
         script:
             "../scripts/unpack.py"
 
+    rule download_wikipedia:
+        output:
+            f"{R}/raw/wikipedia/{{lang}}/{{dump}}",
+        log:
+            f"{R}/logs/acquire/download_wikipedia_{{lang}}_{{dump}}.log",
+        wildcard_constraints:
+            dump="[^/]+",
+        retries: 2
+        localrule: True
+        conda:
+            "../../envs/text.yaml"
+        params:
+            source=get_wikipedia_source,
+        script:
+            "../scripts/download.py"
+
     rule extract_wikipedia:
         input:
             get_wikipedia_dump,

@@ -17,6 +17,8 @@ from xling.config import (
     task_dataset,
     ud_source,
     ud_splits,
+    wikipedia_code,
+    wikipedia_dump_name,
 )
 from xling.contracts import layout
 from xling.monolingual import plan as section5_plan
@@ -117,7 +119,12 @@ def get_download_settings(wildcards):
 
 
 def get_wikipedia_dump(wildcards):
-    return f"{R}/raw/downloads/{config['data']['wikipedia'][wildcards.lang]}"
+    """The language's dump under the file name Wikimedia gives it: a new date is a new file."""
+    return f"{R}/raw/wikipedia/{wildcards.lang}/{wikipedia_dump_name(config, wildcards.lang)}"
+
+
+def get_wikipedia_source(wildcards):
+    return templated_source("wikipedia", lang=wikipedia_code(config, wildcards.lang))
 
 
 def templated_source(section, **fields):

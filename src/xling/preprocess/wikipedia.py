@@ -21,8 +21,8 @@ from xling.atomic import atomic_open
 from xling.errors import EmptyCorpusError, InputFileError
 from xling.fileio import StrPath
 
-# wikiextractor chooses decompression by file name (fileinput.hook_compressed); the download
-# rule names a dump by its resource (raw/downloads/wiki_en), so the format is read from its bytes.
+# wikiextractor chooses decompression by file name (fileinput.hook_compressed); a dump saved under
+# another name (a url without the suffix, a file renamed by hand) is read by its first bytes.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAGIC_SUFFIXES = ((b"BZh", ".bz2"), (b"\x1f\x8b", ".gz"))
 
