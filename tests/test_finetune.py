@@ -221,8 +221,26 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     lines = (out / "predictions.fr.txt").read_text().splitlines()
     assert all(len(line.split("\t")) == 3 for line in lines if line)
     assert not list(out.glob(".*"))  # no temporary file left behind
-    assert not (tmp_path / "work").exists()  # resumable state is gone once the job is done
+    # the epochs are gone once the job is done; links to the outputs stay in their place
+    assert [p.name for p in (tmp_path / "work").iterdir()] == ["finished"]
     assert_test_items_give_the_scores(out, saved)
+    # Snakemake deletes the declared output before it reruns a job: a rerun of the same run puts
+    # it back without training (after Snakemake itself stopped while the run ended, it reruns it)
+    (out / "metrics.json").unlink()
+    seen.clear()
+    again = run_finetune(
+        "ner",
+        model_dir,
+        task_data(root, "ner"),
+        {"batch_size": 8, "lr": "1e-2"},
+        out,
+        tmp_path / "work",
+        FinetuneSettings(epochs=3, seed=1, max_length=48),
+        pair="en-fr",
+        variant="default",
+    )
+    assert again == saved == json.loads((out / "metrics.json").read_text())
+    assert seen == []  # no training, no evaluation: the outputs came back as they were
 
 
 def assert_test_items_give_the_scores(out, metrics):

@@ -4,6 +4,7 @@ on a work directory another trainer holds, both processes stop at once."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -82,7 +83,16 @@ def test_torchrun_with_two_processes(tmp_path):
     assert done.stdout.count("done: selected step") == 1, "only process 0 writes"
     model = load_pretrained(out / "model")
     assert set(model.language_layers) == {"en", "fr"}
-    assert not (out / ".work").exists()
+    assert [p.name for p in (out / ".work").iterdir()] == ["finished"]
+    # rerun after Snakemake deleted the outputs: process 0 puts them back, and neither trains
+    weights = (out / "model" / "model.safetensors").read_bytes()
+    shutil.rmtree(out / "model")
+    (out / "summary.json").unlink()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert again.stdout.count("restored") == 1 and "done: selected" not in again.stdout
+    assert (out / "model" / "model.safetensors").read_bytes() == weights
+    assert json.loads((out / "summary.json").read_text()) == summary
 
 
 def test_torchrun_on_a_busy_work_dir_stops_every_process(tmp_path):

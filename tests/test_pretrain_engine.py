@@ -2,11 +2,13 @@
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
 import torch
 
+from xling import finished
 from xling.model import load_pretrained
 from xling.model.config import has_language_specific_parts
 from xling.papers.wu2020 import SHARING, TABLE1_ROWS
@@ -71,7 +73,8 @@ def test_outputs_follow_the_contract(trained):
     model = load_pretrained(out / "model")
     assert model.config.languages == ["en", "fr"]
     assert (out / "model" / "tokenizer" / "vocab.txt").exists()
-    assert not (out / ".work").exists(), "the resumable state is removed after success"
+    work = [p.name for p in (out / ".work").iterdir()]
+    assert work == ["finished"], "the resumable state makes way for links to the outputs"
     with open(out / "curve.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == CURVE_COLUMNS
@@ -140,7 +143,44 @@ def test_the_checkpoints_stay_until_every_output_is_written(corpus, tmp_path):
     summary = pretrain_in_folder(*job, figure=tmp_path / "figures" / "curve.png", log_file=log)
     assert "at step 10" in log.read_text() and summary["steps"] == 10
     assert (tmp_path / "figures" / "curve.png").read_bytes()[:4] == b"\x89PNG"
-    assert not (tmp_path / ".work").exists()
+    assert not checkpoint_files(tmp_path / ".work")
+    assert sorted(p.name for p in (tmp_path / ".work").iterdir()) == ["finished"]
+
+
+def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(corpus, tmp_path):
+    """Snakemake deletes a job's outputs before it runs the job again, as it does for a job that
+    finished while Snakemake itself was stopped (rerun-incomplete): the checkpoints are gone by
+    then, and the links the job kept in their place bring the outputs back."""
+    data_dir, _ = corpus
+    figure = tmp_path / "figures" / "curve.png"
+    job = (tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
+    first = pretrain_in_folder(*job, figure=figure, figure_title="en-fr")
+    outputs = [tmp_path / "model" / "model.safetensors", tmp_path / "curve.csv", figure]
+    outputs.append(tmp_path / "summary.json")
+    kept = tmp_path / ".work" / "finished" / "model" / "model.safetensors"
+    assert kept.stat().st_ino == outputs[0].stat().st_ino  # a link: no second copy on disk
+    before = [path.read_bytes() for path in outputs]
+    shutil.rmtree(tmp_path / "model")
+    for path in outputs[1:]:
+        path.unlink()
+    log = tmp_path / "log"
+    again = pretrain_in_folder(*job, figure=figure, figure_title="en-fr", log_file=log)
+    assert again == first and [path.read_bytes() for path in outputs] == before
+    assert "restored" in log.read_text() and "done: selected" not in log.read_text()
+    load_pretrained(tmp_path / "model")  # the whole folder is back, tokenizer and config too
+    # after a change of the code that trains (here pretended), the same settings train again
+    log.unlink()
+    changed = lambda: "another version of xling"  # noqa: E731
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(finished, "source_digest", changed)
+        pretrain_in_folder(*job, figure=figure, figure_title="en-fr", log_file=log)
+    assert "another job" in log.read_text() and "done: selected" in log.read_text()
+    # another job in the same folder (other settings) trains, and its own outputs are kept
+    log.unlink()
+    other = pretrain_in_folder(*job[:3], tiny_settings(total_steps=12), log_file=log)
+    assert other["steps"] == 12 and "another job" in log.read_text()
+    assert "done: selected" in log.read_text()
+    assert kept.stat().st_ino == (tmp_path / "model" / "model.safetensors").stat().st_ino
 
 
 def test_resume_refuses_another_number_of_processes(corpus, tmp_path):

@@ -25,6 +25,7 @@ import os
 import shutil
 import socket
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 LOCK_NAME = "trainer.lock"
@@ -108,10 +109,12 @@ class WorkDirLock:
         with contextlib.suppress(OSError):
             self.work_dir.rmdir()  # only if empty: a kept work directory stays
 
-    def clear(self) -> None:
-        """Delete everything in ``work_dir`` but the lock file (the holder's own cleanup)."""
+    def clear(self, keep: Iterable[str] = ()) -> None:
+        """Delete everything in ``work_dir`` but the lock file and the entries named in ``keep``
+        (the holder's own cleanup)."""
+        kept = {LOCK_NAME, *keep}
         for child in self.work_dir.iterdir():
-            if child.name == LOCK_NAME:
+            if child.name in kept:
                 continue
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child, ignore_errors=True)

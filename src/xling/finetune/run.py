@@ -11,6 +11,8 @@ them (``xling.analysis.transfer``: task layers over a frozen encoder's first lay
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from xling import finished
 from xling.atomic import write_json
 from xling.fileio import file_stamp
 from xling.finetune import checkpoint
@@ -141,9 +144,12 @@ def run_finetune(
     returns the metrics. Resumable state lives in ``work_dir``: a rerun after a kill continues
     after the last epoch. ``pair``/``variant`` are copied into metrics.json. ``device`` None picks
     CUDA when present. ``tokenizer`` None loads ``model_dir/tokenizer``. Once metrics.json is
-    written the work directory is deleted (a paper study has over a thousand jobs) unless
-    ``keep_work_dir``; it then holds the weights of the last and of the selected epoch. The job
-    locks ``work_dir`` while it runs (:mod:`xling.worklock`): a second job on it fails at once.
+    written the epochs in the work directory are deleted (a paper study has over a thousand jobs)
+    unless ``keep_work_dir``; it then holds the weights of the last and of the selected epoch.
+    In their place stay hard links to the outputs (:mod:`xling.finished`; not with ``on_done``
+    or ``on_selected``): a rerun of the same run after Snakemake deleted them puts them back.
+    The job locks ``work_dir`` while it runs (:mod:`xling.worklock`): a second job on it fails
+    at once.
 
     ``model_dir`` is one of the study's model directories or a ``transformers`` encoder (a
     directory or a hub id such as ``bert-base-multilingual-cased``): see
@@ -192,6 +198,17 @@ def run_finetune(
         fingerprint = job_fingerprint(
             task, hp, settings, spec, config, model_dir, inputs, random_init=random_init
         )
+        # A finished run's outputs stay restorable (xling.finished), unless the caller keeps its
+        # own record of finished runs (on_done) or measures the selected model (on_selected),
+        # which a restore could not do again.
+        restorable = on_selected is None and on_done is None
+        outputs = _output_files(spec, encoded, out_dir, save_encoder_to)
+        key = {"job": fingerprint, "settings": dataclasses.asdict(settings), "pair": pair}
+        key |= {"variant": variant, "code": finished.source_digest()}
+        if data is not None:
+            key["tests"] = {lang: file_stamp(path) for lang, path in sorted(data.test.items())}
+        if restorable and finished.restore(work_dir, outputs, key, log.info):
+            return json.loads((out_dir / "metrics.json").read_text(encoding="utf-8"))
         source_dev = encoded.dev[settings.source_lang]
         history, best_epoch = fit_epochs(
             spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
@@ -209,6 +226,8 @@ def run_finetune(
         if on_done is not None:
             on_done(metrics)
         if not keep_work_dir:
+            if restorable:
+                finished.keep(work_dir, outputs, key)
             remove_work_dir(work_dir)
         seconds = time.perf_counter() - started
         log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
@@ -459,6 +478,15 @@ def write_outputs(
         spec.write_predictions(path, lang, split.examples, evaluation.test_predictions[lang])
     write_test_items(out_dir / TEST_ITEMS, spec.metric, evaluation.test_items)
     write_json(out_dir / "metrics.json", metrics)
+
+
+def _output_files(spec: Task, encoded: Encoded, out_dir: Path, encoder_dir) -> dict[str, Path]:
+    """Every output a run writes (:func:`write_outputs`, ``save_encoder_to``), by name."""
+    names = [f"predictions.{lang}.{spec.prediction_extension}" for lang in encoded.test]
+    outputs = {name: out_dir / name for name in [*names, TEST_ITEMS, "metrics.json"]}
+    if encoder_dir is not None:
+        outputs["encoder"] = Path(encoder_dir)
+    return outputs
 
 
 def remove_work_dir(work_dir: Path) -> None:

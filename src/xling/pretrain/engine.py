@@ -14,6 +14,7 @@ once instead of training a second copy into the same checkpoints.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from xling import finished
 from xling.atomic import write_json
 from xling.model import MLMEncoder, load_pretrained, save_pretrained
 from xling.model.config import has_language_specific_parts
@@ -65,9 +67,11 @@ def pretrain(
     (the ids each language can produce) matters only with separate embeddings; see
     :func:`xling.pretrain.inputs.read_inputs` for where it comes from otherwise. Progress lines go
     to stdout and, if given, to ``log_file``. ``figure``: the curve drawn as png (titled
-    ``figure_title``). ``work_dir`` is removed after every output is written, unless
-    ``keep_work_dir``: a failure before (a signal, the figure) leaves the checkpoints, so a rerun
-    only writes the outputs. ``step_callback(step)`` runs after every step (monitoring, tests).
+    ``figure_title``). Once every output is written, the checkpoints in ``work_dir`` make way for
+    hard links to the outputs (:mod:`xling.finished`; all of it stays with ``keep_work_dir``): a
+    failure before (a signal, the figure) leaves the checkpoints, so a rerun only writes the
+    outputs, and a rerun after the outputs were deleted puts them back without training.
+    ``step_callback(step)`` runs after every step (monitoring, tests).
     Under ``torchrun`` every process calls this function; process 0 evaluates and writes. Returns
     the summary (an empty dict on the other processes).
     """
@@ -87,13 +91,27 @@ def pretrain(
             language_token_ids=language_token_ids,
             tokenizer_dir=tokenizer_dir,
         )
+        outputs = {"model": out_model_dir, "curve": curve_csv, "summary": summary_json}
+        if figure is not None:
+            outputs["figure"] = figure
+        key = {
+            "job": job.job_key(),
+            "code": finished.source_digest(),
+            "figure_title": figure_title if figure is not None else None,
+        }
+        restored = runtime.is_main and finished.restore(work_dir, outputs, key, job.log)
+        if broadcast_from_main(runtime, restored):
+            return json.loads(Path(summary_json).read_text()) if runtime.is_main else {}
         train_steps(job, step_callback)
         summary = job.finish(out_model_dir, curve_csv, summary_json)
         if figure is not None and runtime.is_main:
             plot_curve(curve_csv, figure, title=figure_title or None)
         barrier(runtime)
         if lock is not None and not keep_work_dir:
-            lock.clear()  # the directory itself goes with the lock file on release
+            # Links to the outputs replace the checkpoints (xling.finished): a rerun that
+            # Snakemake starts after deleting them puts them back instead of training again.
+            finished.keep(work_dir, outputs, key)
+            lock.clear(keep=(finished.FOLDER,))
         return summary
     finally:
         if lock is not None:

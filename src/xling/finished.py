@@ -1,0 +1,140 @@
+"""A finished training job's outputs, kept restorable in its work directory.
+
+Snakemake deletes a job's outputs before it runs the job again, and it runs again a job that
+finished while Snakemake itself was stopped (the job's incomplete marker stays, and the profile's
+`rerun-incomplete` reruns it), or whose outputs a shared file system showed only after
+`latency-wait`. A training job that had deleted its checkpoints once its outputs were written
+would then start from scratch: days of GPU time for a pretraining job of the paper study.
+
+So the job replaces its checkpoints by hard links to its outputs, in ``<work_dir>/finished/``,
+with the job's key. While the outputs exist the links share their disk blocks (no space is used
+twice); a rerun of the same job (the same key) puts them back in seconds, and a job with another
+key discards them and trains. The key holds the settings, the data and the source of the xling
+package (:func:`source_digest`): ``--forcerun`` after a change of the code trains again, as it
+should. Where the file system cannot link (another device), the files are copied. Delete the
+work directory to train the same job again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from xling.atomic import atomic_directory, remove_stale_parts, write_json
+
+FOLDER = "finished"
+RECORD = "finished.json"
+
+Outputs = Mapping[str, "str | os.PathLike"]
+
+
+def keep(work_dir: str | os.PathLike, outputs: Outputs, key: Mapping[str, Any]) -> Path:
+    """Link every output (a file or a folder) under ``<work_dir>/finished/<name>`` beside a record
+    of the job's key and each file's size; the folder appears complete or not at all."""
+    files: dict[str, int] = {}
+    with atomic_directory(Path(work_dir) / FOLDER) as folder:
+        for name, path in outputs.items():
+            for source, relative in _files(Path(path), name):
+                target = folder / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _link_or_copy(source, target)
+                files[relative] = target.stat().st_size
+        write_json(folder / RECORD, {"key": _plain(key), "files": files})
+    return Path(work_dir) / FOLDER
+
+
+def restore(
+    work_dir: str | os.PathLike,
+    outputs: Outputs,
+    key: Mapping[str, Any],
+    log: Callable[[str], None] = print,
+) -> bool:
+    """Put the kept outputs of the same job back at ``outputs``; False (and nothing kept any more)
+    when there are none, they belong to another job, or a file is missing or of another size."""
+    folder = Path(work_dir) / FOLDER
+    try:
+        record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        discard(work_dir)
+        return False
+    files = record.get("files", {})
+    if record.get("key") != _plain(key) or not all(
+        _size(folder / relative) == size for relative, size in files.items()
+    ):
+        log(f"{folder} holds the outputs of another job or an incomplete copy: training afresh")
+        discard(work_dir)
+        return False
+    for name, path in outputs.items():
+        _put_back(folder / name, Path(path))
+    log(f"restored this finished job's outputs from {folder} (delete {work_dir} to train again)")
+    return True
+
+
+def discard(work_dir: str | os.PathLike) -> None:
+    shutil.rmtree(Path(work_dir) / FOLDER, ignore_errors=True)
+
+
+def source_digest() -> str:
+    """sha256 of the xling package's Python source, file by file: what a job's key holds of the
+    code that computes its outputs. The whole package, since training also runs code outside its
+    own modules (the optimizer, the data readers, the tokenizer): a restore must never hand back
+    outputs that the code as it is now would compute differently."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _files(path: Path, name: str):
+    """(file, its path under the kept folder) for ``path``, a file or a folder's every file."""
+    if not path.is_dir():
+        yield path, name
+        return
+    for source in sorted(path.rglob("*")):
+        if source.is_file():
+            yield source, f"{name}/{source.relative_to(path).as_posix()}"
+
+
+def _put_back(kept: Path, path: Path) -> None:
+    if kept.is_dir():
+        with atomic_directory(path) as folder:
+            for source in sorted(kept.rglob("*")):
+                if source.is_file():
+                    target = folder / source.relative_to(kept)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    _link_or_copy(source, target)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_parts(path)
+    part = path.with_name(f".{path.name}.restore.part")
+    with contextlib.suppress(FileNotFoundError):
+        part.unlink()
+    _link_or_copy(kept, part)
+    os.replace(part, path)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another device, or a file system without hard links
+        shutil.copy2(source, target)
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _plain(key: Mapping[str, Any]) -> Any:
+    """The key as its JSON record reads back (tuples as lists, keys as strings)."""
+    return json.loads(json.dumps(key, sort_keys=True, default=str))
