@@ -168,7 +168,14 @@ def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(c
     assert again == first and [path.read_bytes() for path in outputs] == before
     assert "restored" in log.read_text() and "done: selected" not in log.read_text()
     load_pretrained(tmp_path / "model")  # the whole folder is back, tokenizer and config too
-    # after a change of the code that trains (here pretended), the same settings train again
+    # Each of these differs from the job before it in one thing only, and trains again:
+    # the data rebuilt (here copied elsewhere; the same sizes, so the same key for a checkpoint)
+    log.unlink()
+    job = (tmp_path, tmp_path / "data", *job[2:])
+    shutil.copytree(data_dir, job[1])
+    pretrain_in_folder(*job, figure=figure, figure_title="en-fr", log_file=log)
+    assert "another job" in log.read_text() and "done: selected" in log.read_text()
+    # a change of the code (here pretended)
     log.unlink()
     changed = lambda: "another version of xling"  # noqa: E731
     with pytest.MonkeyPatch.context() as patch:

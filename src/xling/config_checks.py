@@ -136,7 +136,8 @@ def check_url_templates(config: dict) -> None:
 def check_retired_forms(config: dict) -> None:
     """A key written in a form this project no longer reads gets the new form, not only the
     schema's "unexpected key"."""
-    wikipedia = (config.get("data") or {}).get("wikipedia")
+    data = config.get("data")
+    wikipedia = data.get("wikipedia") if isinstance(data, dict) else None
     per_language = isinstance(wikipedia, dict) and wikipedia and "url" not in wikipedia
     if per_language and all(isinstance(name, str) for name in wikipedia.values()):
         raise ConfigError(

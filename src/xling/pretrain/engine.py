@@ -24,6 +24,7 @@ import torch
 
 from xling import finished
 from xling.atomic import write_json
+from xling.fileio import file_stamp
 from xling.model import MLMEncoder, load_pretrained, save_pretrained
 from xling.model.config import has_language_specific_parts
 from xling.pretrain import checkpoint as ckpt
@@ -94,8 +95,12 @@ def pretrain(
         outputs = {"model": out_model_dir, "curve": curve_csv, "summary": summary_json}
         if figure is not None:
             outputs["figure"] = figure
+        # The job key names the data by its sizes (a checkpoint must resume in a moved project);
+        # outputs are put back only for the very files they were trained on.
+        data_files = sorted(path for path in Path(data_dir).rglob("*") if path.is_file())
         key = {
             "job": job.job_key(),
+            "data": {str(path.relative_to(data_dir)): file_stamp(path) for path in data_files},
             "code": finished.source_digest(),
             "figure_title": figure_title if figure is not None else None,
         }
