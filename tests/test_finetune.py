@@ -177,17 +177,9 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     model_dir = make_model(world_dir, tmp_path)
     seen = spy_languages(monkeypatch)
     out = tmp_path / "out"
-    metrics = run_finetune(
-        "ner",
-        model_dir,
-        task_data(root, "ner"),
-        {"batch_size": 8, "lr": "1e-2"},
-        out,
-        tmp_path / "work",
-        FinetuneSettings(epochs=3, seed=1, max_length=48),
-        pair="en-fr",
-        variant="default",
-    )
+    job = ("ner", model_dir, task_data(root, "ner"), {"batch_size": 8, "lr": "1e-2"}, out)
+    job += (tmp_path / "work", FinetuneSettings(epochs=3, seed=1, max_length=48))
+    metrics = run_finetune(*job, pair="en-fr", variant="default")
     saved = json.loads((out / "metrics.json").read_text())
     assert saved == metrics
     assert set(saved) == {
@@ -228,17 +220,7 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     # it back without training (after Snakemake itself stopped while the run ended, it reruns it)
     (out / "metrics.json").unlink()
     seen.clear()
-    again = run_finetune(
-        "ner",
-        model_dir,
-        task_data(root, "ner"),
-        {"batch_size": 8, "lr": "1e-2"},
-        out,
-        tmp_path / "work",
-        FinetuneSettings(epochs=3, seed=1, max_length=48),
-        pair="en-fr",
-        variant="default",
-    )
+    again = run_finetune(*job, pair="en-fr", variant="default")
     assert again == saved == json.loads((out / "metrics.json").read_text())
     assert seen == []  # no training, no evaluation: the outputs came back as they were
 

@@ -236,12 +236,6 @@ def wikipedia_code(config: Mapping[str, Any], lang: str) -> str:
     return config["data"]["wikipedia"].get("codes", {}).get(lang, lang)
 
 
-def wikipedia_dump_name(config: Mapping[str, Any], lang: str) -> str:
-    """The file name of ``lang``'s dump, as data.wikipedia.url gives it (what a pin is keyed by)."""
-    url = config["data"]["wikipedia"]["url"].format(lang=wikipedia_code(config, lang))
-    return url.rsplit("/", 1)[-1]
-
-
 def template_file_names(config: Mapping[str, Any], section: str) -> set[str]:
     """Every file name ``data.<section>.url`` gives for the configured languages (a superset of
     those the rules download): what a ``data.<section>.sha256`` pin may be keyed by."""

@@ -40,11 +40,8 @@ def keep(work_dir: str | os.PathLike, outputs: Outputs, key: Mapping[str, Any]) 
     files: dict[str, int] = {}
     with atomic_directory(Path(work_dir) / FOLDER) as folder:
         for name, path in outputs.items():
-            for source, relative in _files(Path(path), name):
-                target = folder / relative
-                target.parent.mkdir(parents=True, exist_ok=True)
-                _link_or_copy(source, target)
-                files[relative] = target.stat().st_size
+            for target in _link_files(Path(path), folder / name):
+                files[target.relative_to(folder).as_posix()] = target.stat().st_size
         write_json(folder / RECORD, {"key": _plain(key), "files": files})
     return Path(work_dir) / FOLDER
 
@@ -93,24 +90,23 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
-def _files(path: Path, name: str):
-    """(file, its path under the kept folder) for ``path``, a file or a folder's every file."""
-    if not path.is_dir():
-        yield path, name
-        return
-    for source in sorted(path.rglob("*")):
-        if source.is_file():
-            yield source, f"{name}/{source.relative_to(path).as_posix()}"
+def _link_files(source: Path, target: Path) -> list[Path]:
+    """Link ``source`` (a file, or a folder's every file) at ``target``; the files linked there."""
+    if source.is_dir():
+        files = [path for path in sorted(source.rglob("*")) if path.is_file()]
+        pairs = [(path, target / path.relative_to(source)) for path in files]
+    else:
+        pairs = [(source, target)]
+    for file, link in pairs:
+        link.parent.mkdir(parents=True, exist_ok=True)
+        _link_or_copy(file, link)
+    return [link for _, link in pairs]
 
 
 def _put_back(kept: Path, path: Path) -> None:
     if kept.is_dir():
         with atomic_directory(path) as folder:
-            for source in sorted(kept.rglob("*")):
-                if source.is_file():
-                    target = folder / source.relative_to(kept)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    _link_or_copy(source, target)
+            _link_files(kept, folder)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_parts(path)

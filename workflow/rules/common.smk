@@ -18,7 +18,6 @@ from xling.config import (
     ud_source,
     ud_splits,
     wikipedia_code,
-    wikipedia_dump_name,
 )
 from xling.contracts import layout
 from xling.monolingual import plan as section5_plan
@@ -119,8 +118,10 @@ def get_download_settings(wildcards):
 
 
 def get_wikipedia_dump(wildcards):
-    """The language's dump under the file name Wikimedia gives it: a new date is a new file."""
-    return f"{R}/raw/wikipedia/{wildcards.lang}/{wikipedia_dump_name(config, wildcards.lang)}"
+    """The language's dump under the file name Wikimedia gives it (the one its pin is keyed by):
+    a new date is a new file."""
+    name = get_wikipedia_source(wildcards)["pin"][-1]
+    return f"{R}/raw/wikipedia/{wildcards.lang}/{name}"
 
 
 def get_wikipedia_source(wildcards):

@@ -202,13 +202,14 @@ def run_finetune(
         # own record of finished runs (on_done) or measures the selected model (on_selected),
         # which a restore could not do again.
         restorable = on_selected is None and on_done is None
-        outputs = _output_files(spec, encoded, out_dir, save_encoder_to)
-        key = {"job": fingerprint, "settings": dataclasses.asdict(settings), "pair": pair}
-        key |= {"variant": variant, "code": finished.source_digest()}
-        if data is not None:
-            key["tests"] = {lang: file_stamp(path) for lang, path in sorted(data.test.items())}
-        if restorable and finished.restore(work_dir, outputs, key, log.info):
-            return json.loads((out_dir / "metrics.json").read_text(encoding="utf-8"))
+        if restorable:
+            outputs = _output_files(spec, encoded, out_dir, save_encoder_to)
+            key = {"job": fingerprint, "settings": dataclasses.asdict(settings), "pair": pair}
+            key |= {"variant": variant, "code": finished.source_digest()}
+            if data is not None:
+                key["tests"] = {lang: file_stamp(path) for lang, path in sorted(data.test.items())}
+            if finished.restore(work_dir, outputs, key, log.info):
+                return json.loads((out_dir / "metrics.json").read_text(encoding="utf-8"))
         source_dev = encoded.dev[settings.source_lang]
         history, best_epoch = fit_epochs(
             spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint

@@ -95,15 +95,7 @@ def pretrain(
         outputs = {"model": out_model_dir, "curve": curve_csv, "summary": summary_json}
         if figure is not None:
             outputs["figure"] = figure
-        # The job key names the data by its sizes (a checkpoint must resume in a moved project);
-        # outputs are put back only for the very files they were trained on.
-        data_files = sorted(path for path in Path(data_dir).rglob("*") if path.is_file())
-        key = {
-            "job": job.job_key(),
-            "data": {str(path.relative_to(data_dir)): file_stamp(path) for path in data_files},
-            "code": finished.source_digest(),
-            "figure_title": figure_title if figure is not None else None,
-        }
+        key = _finished_key(job, data_dir, figure_title if figure is not None else None)
         restored = runtime.is_main and finished.restore(work_dir, outputs, key, job.log)
         if broadcast_from_main(runtime, restored):
             return json.loads(Path(summary_json).read_text()) if runtime.is_main else {}
@@ -125,6 +117,22 @@ def pretrain(
         if torch.are_deterministic_algorithms_enabled() != deterministic:
             torch.use_deterministic_algorithms(deterministic)
         shutdown(runtime)
+
+
+def _finished_key(job: PretrainJob, data_dir: str | Path, figure_title: str | None) -> dict | None:
+    """What kept outputs must match to be put back (:mod:`xling.finished`; process 0 keeps and
+    restores them, the other processes get None). The job key names the data by its sizes (a
+    checkpoint must resume in a moved project); outputs come back only for the very files they
+    were trained on."""
+    if not job.runtime.is_main:
+        return None
+    data_files = sorted(path for path in Path(data_dir).rglob("*") if path.is_file())
+    return {
+        "job": job.job_key(),
+        "data": {str(path.relative_to(data_dir)): file_stamp(path) for path in data_files},
+        "code": finished.source_digest(),
+        "figure_title": figure_title,
+    }
 
 
 def pretrain_in_folder(
