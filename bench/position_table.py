@@ -1,14 +1,15 @@
 """Would a smaller position signal lift the demo's monolingual CKA above the random bound?
 
-The demo's encoders add XLM's fixed sinusoidal position table (values in [-1, 1], norm 5.7 at
-width 64) to token embeddings drawn with norm about 1, so the mean-pooled states of every layer
-carry the sentence's length, and Figure 7's random encoder is length and little else
+The demo's encoders add XLM's fixed sinusoidal position table (values in [-1, 1], rows of norm
+5.7 at width 64) to token embeddings drawn with norm about 1, so the mean-pooled states of every
+layer carry the sentence's length, and Figure 7's random encoder is length and little else
 (docs/analysis.md). This trains the monolingual en model and each target's with the demo's
 pretraining settings (one thread, 500 steps) under a scaled table, and under learned positions,
 then prints per variant: dev masked-token accuracy of each model, and for each target how many of
 the layers L0-L8 have the monolingual pair's CKA above the random encoder's (target side), with
-both layer averages. The ratio column is the variant's mean accuracy against the demo's table
-(scale 1). docs/analysis.md records a run and what it showed.
+both layer averages. The ratio column is the variant's mean accuracy against the full table
+(scale 1). docs/analysis.md records a run and what it showed; the demo has added half the table
+(`model.position_scale: 0.5`) since that run.
 
     python bench/position_table.py                       # needs results/demo (make demo)
     python bench/position_table.py --targets fr --variants 1 0.25 learned

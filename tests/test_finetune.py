@@ -7,6 +7,7 @@ The data, tokenizer and models come from tests/finetune_world.py.
 
 import dataclasses
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -172,7 +173,8 @@ def test_frozen_parameters_are_unchanged_after_a_step(world_dir, tmp_path):
 
 
 # ----------------------------------------------------------------------------- end to end
-def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
+def test_ner_end_to_end(world_dir, tmp_path, monkeypatch, caplog, capsys):
+    caplog.set_level(logging.INFO, logger="xling")  # as the workflow's scripts log
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
     seen = spy_languages(monkeypatch)
@@ -220,9 +222,14 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch):
     # it back without training (after Snakemake itself stopped while the run ended, it reruns it)
     (out / "metrics.json").unlink()
     seen.clear()
+    capsys.readouterr()
     again = run_finetune(*job, pair="en-fr", variant="default")
     assert again == saved == json.loads((out / "metrics.json").read_text())
     assert seen == []  # no training, no evaluation: the outputs came back as they were
+    # and the rule's log (stdout) gets the training's own lines
+    replayed = capsys.readouterr().out.split("--- the training of these outputs logged")[1]
+    assert "ner bs8_lr0.01 on cpu" in replayed and "ner bs8_lr0.01 done in" in replayed
+    assert [p.name for p in (tmp_path / "work").iterdir()] == ["finished"]
 
 
 def assert_test_items_give_the_scores(out, metrics):
@@ -234,7 +241,10 @@ def assert_test_items_give_the_scores(out, metrics):
 
 
 @pytest.mark.parametrize("grouped", [False, True])
-def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypatch, grouped):
+def test_resume_after_a_kill_gives_the_same_result(
+    world_dir, tmp_path, monkeypatch, grouped, caplog, capsys
+):
+    caplog.set_level(logging.INFO, logger="xling")
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
     settings = FinetuneSettings(epochs=2, seed=3, max_length=48, group_by_length=grouped)
@@ -251,8 +261,13 @@ def test_resume_after_a_kill_gives_the_same_result(world_dir, tmp_path, monkeypa
     assert not (tmp_path / "b" / "metrics.json").exists()
     monkeypatch.undo()
     seen = spy_languages(monkeypatch)
+    capsys.readouterr()
     resumed = run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
     assert resumed == straight
+    # the killed attempt's lines open the resumed one's log (Snakemake empties it in between)
+    log = capsys.readouterr().out
+    assert log.startswith("--- earlier attempts of this job logged") and "on cpu" in log
+    assert [p.name for p in (tmp_path / "wb").iterdir()] == ["finished"]
     trained = sum(training for _, training in seen)
     assert trained == -(-300 // 16)  # one epoch of batches, not two
 
@@ -307,9 +322,11 @@ def test_state_of_other_settings_is_discarded(world_dir, tmp_path):
         **args,
     )
     assert other == fresh
-    # keep_work_dir: the state and the weights of the last and the selected epoch only.
+    # keep_work_dir: the state and the weights of the last and the selected epoch only, and the
+    # run's log (xling.joblog)
     kept = {p.name for p in work.iterdir()}
-    assert kept == {"state.pt", "epoch002.pt", f"epoch{other['selected_epoch']:03d}.pt"}
+    epochs = {"epoch002.pt", f"epoch{other['selected_epoch']:03d}.pt"}
+    assert kept == {"state.pt", "history.log", *epochs}
 
 
 def test_parsing_end_to_end(world_dir, tmp_path):

@@ -82,9 +82,11 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     )
     assert single["dev"]["en"] == results[0]["dev"]["en"] and single["test"] == results[0]["test"]
 
-    # A job killed after its first run: the rerun keeps that run and trains the others.
+    # A job killed after its first run: the rerun keeps that run and trains the others. Snakemake
+    # deletes the job's declared output before the rerun; the runs' done.json lie beside it.
     for run in runs[1:]:
         (Path(run["out_dir"]) / DONE).unlink()
+    job.unlink()
     trained = []
 
     def counting(task, *args, **kwargs):  # run_finetune, noting which tasks it trains

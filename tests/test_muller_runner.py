@@ -83,7 +83,9 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     assert len(resampled) == 5 * len(measured)
     assert sorted(resampled["replicate"].unique()) == list(range(5))
 
-    # a rerun finds both runs done and trains nothing
+    # a rerun finds both runs done and trains nothing, also after Snakemake deleted the job's
+    # declared output, as before any rerun (the runs' done.json lie beside it, undeclared)
+    job.unlink()
     monkeypatch.setattr("xling.finetune.run_finetune", _no_training)
     again = runner.run_job(str(model), *args, **parallel, resamples=resamples)
     assert again == results

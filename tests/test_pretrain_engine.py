@@ -129,25 +129,37 @@ def test_resume_refuses_other_settings_and_extends_a_finished_run(corpus, tmp_pa
     assert longer["steps"] == 15
 
 
-def test_the_checkpoints_stay_until_every_output_is_written(corpus, tmp_path):
+def test_the_checkpoints_stay_until_every_output_is_written(corpus, tmp_path, capsys):
     """A failure after training (here the figure; a signal, a node) leaves the work directory,
-    so the rerun writes the outputs from the last checkpoint instead of training again."""
+    so the rerun writes the outputs from the last checkpoint instead of training again; its log
+    (stdout, which Snakemake empties before each attempt) starts with the first attempt's."""
     data_dir, _ = corpus
     job = (tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
     (tmp_path / "figures").write_text("a file where the figure's folder should be")
     with pytest.raises(OSError):
         pretrain_in_folder(*job, figure=tmp_path / "figures" / "curve.png")
     assert checkpoint_files(tmp_path / ".work"), "the checkpoints went before the figure"
+    first_attempt = capsys.readouterr().out
+    assert "done: selected" in first_attempt
     (tmp_path / "figures").unlink()
     log = tmp_path / "log"
     summary = pretrain_in_folder(*job, figure=tmp_path / "figures" / "curve.png", log_file=log)
     assert "at step 10" in log.read_text() and summary["steps"] == 10
+    second_attempt = capsys.readouterr().out
+    earlier, own = second_attempt.split("--- end of history.log ---\n")
+    assert earlier.startswith("--- earlier attempts of this job logged")
+    assert first_attempt.strip() in earlier and own.strip() == log.read_text().strip()
+    # the history of both attempts is kept with the outputs
+    history = (tmp_path / ".work" / "finished" / "history.log").read_text()
+    assert history == first_attempt + own
     assert (tmp_path / "figures" / "curve.png").read_bytes()[:4] == b"\x89PNG"
     assert not checkpoint_files(tmp_path / ".work")
     assert sorted(p.name for p in (tmp_path / ".work").iterdir()) == ["finished"]
 
 
-def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(corpus, tmp_path):
+def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(
+    corpus, tmp_path, capsys
+):
     """Snakemake deletes a job's outputs before it runs the job again, as it does for a job that
     finished while Snakemake itself was stopped (rerun-incomplete): the checkpoints are gone by
     then, and the links the job kept in their place bring the outputs back."""
@@ -155,6 +167,7 @@ def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(c
     figure = tmp_path / "figures" / "curve.png"
     job = (tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
     first = pretrain_in_folder(*job, figure=figure, figure_title="en-fr")
+    training = capsys.readouterr().out
     outputs = [tmp_path / "model" / "model.safetensors", tmp_path / "curve.csv", figure]
     outputs.append(tmp_path / "summary.json")
     kept = tmp_path / ".work" / "finished" / "model" / "model.safetensors"
@@ -167,6 +180,10 @@ def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(c
     again = pretrain_in_folder(*job, figure=figure, figure_title="en-fr", log_file=log)
     assert again == first and [path.read_bytes() for path in outputs] == before
     assert "restored" in log.read_text() and "done: selected" not in log.read_text()
+    # the rule's log (stdout) gets the training's lines all the same
+    replayed = capsys.readouterr().out.split("--- the training of these outputs logged")[1]
+    assert training.strip() in replayed
+    assert sorted(p.name for p in (tmp_path / ".work").iterdir()) == ["finished"]
     load_pretrained(tmp_path / "model")  # the whole folder is back, tokenizer and config too
     # Each of these differs from the job before it in one thing only, and trains again:
     # the data rebuilt (here copied elsewhere; the same sizes, so the same key for a checkpoint)

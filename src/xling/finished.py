@@ -6,13 +6,13 @@ finished while Snakemake itself was stopped (the job's incomplete marker stays, 
 `latency-wait`. A training job that had deleted its checkpoints once its outputs were written
 would then start from scratch: days of GPU time for a pretraining job of the paper study.
 
-So the job replaces its checkpoints by hard links to its outputs, in ``<work_dir>/finished/``,
-with the job's key. While the outputs exist the links share their disk blocks (no space is used
-twice); a rerun of the same job (the same key) puts them back in seconds, and a job with another
-key discards them and trains. The key holds the settings, the data and the source of the xling
-package (:func:`source_digest`): ``--forcerun`` after a change of the code trains again, as it
-should. Where the file system cannot link (another device), the files are copied. Delete the
-work directory to train the same job again.
+So the job replaces its checkpoints by hard links to its outputs, in ``<work_dir>/finished/``, with
+the job's key. While the outputs exist the links share their disk blocks (no space is used twice); a
+rerun of the same job (the same key) puts them back in seconds, writing the training's log
+(:mod:`xling.joblog`) into its own, and a job with another key discards them and trains. The key
+holds the settings, the data and the source of the xling package (:func:`source_digest`):
+``--forcerun`` after a change of the code trains again, as it should. Where the file system cannot
+link (another device), the files are copied. Delete the work directory to train the same job again.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from xling import joblog
 from xling.atomic import atomic_directory, remove_stale_parts, write_json
 
 FOLDER = "finished"
@@ -42,6 +43,9 @@ def keep(work_dir: str | os.PathLike, outputs: Outputs, key: Mapping[str, Any]) 
         for name, path in outputs.items():
             for target in _link_files(Path(path), folder / name):
                 files[target.relative_to(folder).as_posix()] = target.stat().st_size
+        history = joblog.history_path(work_dir)
+        if history.is_file():  # the training's log, for a restore to write (not an output)
+            _link_or_copy(history, folder / joblog.HISTORY)
         write_json(folder / RECORD, {"key": _plain(key), "files": files})
     return Path(work_dir) / FOLDER
 
@@ -70,6 +74,9 @@ def restore(
     for name, path in outputs.items():
         _put_back(folder / name, Path(path))
     log(f"restored this finished job's outputs from {folder} (delete {work_dir} to train again)")
+    joblog.replay(folder / joblog.HISTORY, "the training of these outputs logged")
+    # This attempt trained nothing: its lines are no part of the job's history.
+    joblog.history_path(work_dir).unlink(missing_ok=True)
     return True
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from xling import finished
+from xling import finished, joblog
 from xling.atomic import write_json
 from xling.fileio import file_stamp
 from xling.finetune import checkpoint
@@ -173,7 +173,9 @@ def run_finetune(
     torch.set_num_threads(threads)
     model_dir, out_dir, work_dir = Path(model_dir), Path(out_dir), Path(work_dir)
     # First, so that a second trainer on the same work directory stops before reading anything.
-    with WorkDirLock(work_dir, "fine-tuning"):
+    # The run's log lines also go to the work directory's history (xling.joblog): Snakemake
+    # deletes the rule's log before a retry, which resumes after the last epoch.
+    with WorkDirLock(work_dir, "fine-tuning"), joblog.recording(work_dir):
         hp = normalize_hp(task, hp)
         if (data is None) == (encoded is None):
             raise ValueError("give exactly one of data (files) and encoded (already encoded)")
@@ -226,12 +228,12 @@ def run_finetune(
         write_outputs(spec, encoded, evaluation, metrics, out_dir)
         if on_done is not None:
             on_done(metrics)
+        seconds = time.perf_counter() - started
+        log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
         if not keep_work_dir:
             if restorable:
                 finished.keep(work_dir, outputs, key)
             remove_work_dir(work_dir)
-        seconds = time.perf_counter() - started
-        log.info("%s %s done in %.1f s: test %s", task, hp_id(hp), seconds, evaluation.test)
         return metrics
 
 
@@ -491,6 +493,8 @@ def _output_files(spec: Task, encoded: Encoded, out_dir: Path, encoder_dir) -> d
 
 
 def remove_work_dir(work_dir: Path) -> None:
-    """Delete the saved state; the directory itself goes when the job's lock is released (if
-    nothing else lives there)."""
+    """Delete the saved state and the run's history (kept with its outputs where they are
+    restorable); the directory itself goes when the job's lock is released (if nothing else
+    lives there)."""
     checkpoint.clear(work_dir)
+    joblog.history_path(work_dir).unlink(missing_ok=True)

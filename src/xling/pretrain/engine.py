@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from xling import finished
+from xling import finished, joblog
 from xling.atomic import write_json
 from xling.fileio import file_stamp
 from xling.model import MLMEncoder, load_pretrained, save_pretrained
@@ -191,7 +191,12 @@ class PretrainJob:
     ):
         s = self.settings = settings
         self.runtime, self.languages, self.work_dir = runtime, list(languages), Path(work_dir)
-        self.log = Reporter(log_file) if runtime.is_main else (lambda message: None)
+        self.log: Callable[[str], None] = lambda message: None
+        if runtime.is_main:
+            # The rule's log holds this attempt only: the earlier ones' lines come first.
+            joblog.replay_earlier_attempts(self.work_dir)
+            history = joblog.history_path(self.work_dir)
+            self.log = Reporter(log_file, history=history)
         if s.threads:
             torch.set_num_threads(s.threads)
         if s.deterministic and runtime.device.type == "cuda":

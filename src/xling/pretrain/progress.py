@@ -12,6 +12,7 @@ from typing import IO
 
 import torch
 
+from xling import joblog
 from xling.atomic import atomic_open
 
 CURVE_COLUMNS = [
@@ -34,19 +35,26 @@ def format_duration(seconds: float) -> str:
 
 
 class Reporter:
-    """Writes progress lines to stdout and, if given, appends them to a log file."""
+    """Writes progress lines to stdout and, if given, appends them to a log file and to the job's
+    history (:mod:`xling.joblog`)."""
 
-    def __init__(self, log_file: str | Path | None = None, stream: IO[str] | None = None):
+    def __init__(
+        self,
+        log_file: str | Path | None = None,
+        stream: IO[str] | None = None,
+        history: Path | None = None,
+    ):
         self.stream = stream or sys.stdout
         self.log_file = Path(log_file) if log_file else None
         if self.log_file:
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        self.history = history
 
     def __call__(self, message: str) -> None:
         print(message, file=self.stream, flush=True)
-        if self.log_file:
-            with open(self.log_file, "a", encoding="utf-8") as handle:
-                handle.write(message + "\n")
+        for path in (self.log_file, self.history):
+            if path:
+                joblog.append(path, message)
 
 
 class LossInterval:
