@@ -61,3 +61,10 @@ def test_the_paper_study_needs_tatoeba_and_fasttext_downloads():
     del raw["data"]["tatoeba"]
     with pytest.raises(ConfigError, match=r"'data\.tatoeba' is required"):
         xconfig.validate(raw)
+
+
+def test_a_section_5_pair_without_a_tatoeba_code_names_the_key_and_the_code_s_kind():
+    raw = xconfig.load_yaml(REPO / "config" / "config.yaml")
+    del raw["data"]["tatoeba"]["codes"]["de"]
+    with pytest.raises(ConfigError, match=r"'data\.tatoeba\.codes'.*'en-de'.*e\.g\. es: spa"):
+        xconfig.validate(raw)

@@ -55,7 +55,7 @@ def test_every_schema_object_is_closed_and_every_property_described():
         ({"profiles.fr.word_order": "OSV"}, "profiles.fr.word_order", "OSV"),
         ({"profiles.fr.anchor_share": 1.5}, "profiles.fr.anchor_share", "1.5"),
         ({"sizes.xnli.dev": 31}, "sizes.xnli.dev", "multiple of 3"),
-        ({"languages": ["fr", "de"]}, "languages", "en"),
+        ({"languages": ["fr", "de"]}, "languages", "replaces the preset's, so name every language"),
         ({"languages": ["en", "EN"]}, "languages.1", "EN"),
     ],
 )
@@ -84,7 +84,7 @@ def test_schema_errors_name_the_key(changes, key, words):
 def test_inconsistent_specs_raise_with_key_and_fix(changes, key, fix):
     with pytest.raises(ValueError, match=re.escape(f"'{key}'")) as err:
         validate_spec(_spec(**changes))
-    assert fix in str(err.value)
+    assert fix in str(err.value) and f"config key 'data.toyworld.{key}'" in str(err.value)
 
 
 def test_output_paths_follow_the_contract_layout():

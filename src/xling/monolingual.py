@@ -88,7 +88,9 @@ def check(config: Mapping[str, Any]) -> None:
         for pair in section["pairs"]:
             if pair_languages(pair)[1] not in data["tatoeba"]["codes"]:
                 raise ConfigError(
-                    f"config key 'data.tatoeba.codes': no code for the target of {pair!r}"
+                    f"config key 'data.tatoeba.codes': no code for the target of {pair!r}; add "
+                    "the language with LASER's code of its Tatoeba test set (the file names' "
+                    "ISO 639-3 code, e.g. es: spa)"
                 )
     for index, lang in enumerate(section["languages"]):
         if lang not in languages:

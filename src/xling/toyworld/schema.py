@@ -299,7 +299,20 @@ SPEC_SCHEMA: dict = {
 
 
 def _fail(key: str, problem: str, fix: str) -> ValueError:
-    return ValueError(f"toyworld spec key '{key}': {problem}; {fix}")
+    return ValueError(
+        f"toyworld spec key '{key}' (config key 'data.toyworld.{key}'): {problem}; {fix}"
+    )
+
+
+def _explain(error: jsonschema.ValidationError) -> str:
+    """jsonschema's message, or a plainer one where it would not say what to do."""
+    if error.validator == "contains" and list(error.absolute_path) == ["languages"]:
+        return (
+            f"{error.instance} does not list 'en', the reference language: a languages list "
+            "replaces the preset's, so name every language the toy world should write, 'en' "
+            "among them"
+        )
+    return error.message
 
 
 def content_lexeme_count(lexicon: dict) -> int:
@@ -313,7 +326,7 @@ def validate_spec(spec: dict) -> None:
     errors = sorted(jsonschema.Draft202012Validator(SPEC_SCHEMA).iter_errors(spec), key=str)
     if errors:
         lines = [
-            f"'{'.'.join(map(str, e.absolute_path)) or '<spec>'}': {e.message}" for e in errors
+            f"'{'.'.join(map(str, e.absolute_path)) or '<spec>'}': {_explain(e)}" for e in errors
         ]
         raise ValueError(
             "invalid toyworld spec (config key data.toyworld):\n  " + "\n  ".join(lines)
