@@ -3,6 +3,7 @@
 import csv
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -328,3 +329,25 @@ def test_compile_layers_compiles_every_transformer_layer_separate_ones_too():
     separate = [layer for layers in model.language_layers.values() for layer in layers]
     layers = [*model.shared_layers, *separate]
     assert len(separate) == 2 and all(layer._compiled_call_impl is not None for layer in layers)
+
+
+def test_a_kill_inside_the_clean_up_leaves_no_checkpoint_naming_a_deleted_best_model(
+    corpus, tmp_path, monkeypatch
+):
+    data_dir, _ = corpus
+
+    real_rmtree = shutil.rmtree
+
+    def killed(path, *args, **kwargs):  # the clean-up's first best model half deleted, a kill
+        if not Path(path).name.startswith("best-step"):
+            return real_rmtree(path, *args, **kwargs)
+        (Path(path) / "model.safetensors").unlink()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shutil, "rmtree", killed)
+    # the clean-up meets the best model before the checkpoints ("best-step" sorts first)
+    real_iterdir = Path.iterdir
+    monkeypatch.setattr(Path, "iterdir", lambda self: iter(sorted(real_iterdir(self))))
+    with pytest.raises(KeyboardInterrupt):
+        pretrain_in_folder(tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
+    assert not checkpoint_files(tmp_path / ".work")

@@ -3,6 +3,7 @@ layer computed on an older model or mapping is not mixed into the new table."""
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,26 @@ def test_a_killed_sweep_resumes_on_the_same_inputs(sweep):
     kill_at["layer"] = None
     run()
     assert [layer for layer, _ in calls] == [0, 1, 2], "layers 0 and 1 were not kept"
+
+
+def test_a_sweep_killed_in_its_clean_up_is_redone_not_read_half_deleted(sweep, monkeypatch):
+    tmp_path, run, calls, _ = sweep
+    real_rmtree, kill = shutil.rmtree, [True]
+
+    def rmtree_killed_once(path, *args, **kwargs):  # a layer half deleted, then the kill
+        if kill.pop() if kill else False:
+            (path / TEST_ITEMS).unlink()
+            raise Killed
+        return real_rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", rmtree_killed_once)
+    with pytest.raises(Killed):
+        run()
+    assert not (tmp_path / ".work" / "settings.json").exists(), "the stamp outlived its layers"
+    (tmp_path / "out.csv").unlink()  # Snakemake deletes a failed job's output
+    calls.clear()
+    run()
+    assert [layer for layer, _ in calls] == [0, 1, 2]
 
 
 def test_a_sweep_rerun_on_a_new_model_recomputes_every_layer(sweep):

@@ -63,6 +63,9 @@ def transfer_sweep(
                       mappings, evaluations, settings, work_dir, threads)  # fmt: skip
         with atomic_open(out_csv) as out:
             pd.DataFrame(rows).to_csv(out, index=False)
+        # The stamp goes first: a kill inside the clean-up then leaves layers that a rerun
+        # discards, never a stamp vouching for layers that lost their files.
+        (lock.work_dir / "settings.json").unlink()
         lock.clear()
     return rows
 

@@ -108,6 +108,10 @@ def pretrain(
             # Links to the outputs replace the checkpoints (xling.finished): a rerun that
             # Snakemake starts after deleting them puts them back instead of training again.
             finished.keep(work_dir, outputs, key)
+            # Checkpoints first: a kill inside the clean-up must not leave one that names a best
+            # model whose files are already gone.
+            for checkpoint in ckpt.checkpoint_files(work_dir):
+                checkpoint.unlink(missing_ok=True)
             lock.clear(keep=(finished.FOLDER,))
         return summary
     finally:
