@@ -84,7 +84,7 @@ def resampled_linear_cka(x, y, draws: np.ndarray) -> np.ndarray:
         ||X~^T W Y~||_F^2 = w^T (K o L) w - (2/S) sum_i w_i (Kw)_i (Lw)_i + (w^T K w)(w^T L w)/S^2
 
     with S = sum(w), so all resamples take a few matrix products of (resamples x n) by (n x n):
-    at the paper's 5,000 sentences of width 768, about 50 GFLOP for 200 resamples, where
+    at the paper study's 5,000 sentences of width 768, about 50 GFLOP for 200 resamples, where
     recomputing the d x d products of each resample costs about 3,500. Memory: a few n x n
     float64 matrices (1 GB at n = 5,000).
     """

@@ -23,7 +23,8 @@ Transcription notes (what the paper prints that a reader would trip over):
 * Table 2 also heads its columns "Δ0-1 ... Δ10-11", and they too are Table 1's layer pairs: the
   text calls Δ0-1 "the two first layers" (its -0.91 for English Literature and -5.82 for French
   translated are that column's cells) and says Table 2 repeats "the same RANDOM-INIT experiment";
-  the embeddings are re-initialised nowhere in the paper, and Δ10-11 is the last pair of 12 layers.
+  the embeddings are re-initialised only in Table 5's ALL (every parameter: "a model trained from
+  scratch"), and Δ10-11 is the last pair of 12 layers.
   Stored under Table 1's group names ``1-2`` ... ``11-12``.
 * Table 8's English same-language row (83.27, -2.64, ...) differs from Table 1's En-En NER row
   (83.30, -2.66, ...) by 0.02-0.03 in every cell; both are kept as printed.
