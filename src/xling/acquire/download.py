@@ -44,6 +44,7 @@ from xling.acquire.partial import (
     record_path,
     save_record,
 )
+from xling.atomic import atomic_write
 
 CHUNK = 1 << 20
 RETRY_AFTER_CAP_SECONDS = 600.0  # a server asking for a longer wait gets this much
@@ -360,6 +361,7 @@ def fetch(
         )
     os.replace(part, dest)
     record_path(part).unlink(missing_ok=True)
-    dest.with_name(dest.name + ".sha256").write_text(f"{digest}  {dest.name}\n")
+    # the digest to pin (data.downloads.<name>.sha256), never read back half written
+    atomic_write(dest.with_name(dest.name + ".sha256"), [f"{digest}  {dest.name}\n"])
     log(f"downloaded {url} -> {dest} (sha256 {digest})")
     return digest
