@@ -284,7 +284,8 @@ def test_a_state_whose_epoch_weights_are_gone_starts_afresh(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
-def test_state_of_other_settings_is_discarded(world_dir, tmp_path):
+def test_state_of_other_settings_is_discarded(world_dir, tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="xling")
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
     settings = FinetuneSettings(epochs=2, seed=3, max_length=48)
@@ -327,6 +328,9 @@ def test_state_of_other_settings_is_discarded(world_dir, tmp_path):
     kept = {p.name for p in work.iterdir()}
     epochs = {"epoch002.pt", f"epoch{other['selected_epoch']:03d}.pt"}
     assert kept == {"state.pt", "history.log", *epochs}
+    # whose lines are the second run's: the first run's went with its state
+    history = (work / "history.log").read_text()
+    assert "bs32_lr0.005" in history and "bs16_lr0.005" not in history
 
 
 def test_parsing_end_to_end(world_dir, tmp_path):

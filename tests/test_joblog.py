@@ -56,6 +56,9 @@ def test_the_history_goes_with_the_finished_outputs_and_comes_back_with_them(tmp
     output.write_text("{}")
     joblog.append(joblog.history_path(work), "step 10: loss 3.2")
     finished.keep(work, {"summary": output}, {"job": 1})
+    # a copy: a rerun after a kill before the clean-up appends to the original, not to the kept
+    joblog.append(joblog.history_path(work), "a rerun's line")
+    assert "a rerun's line" not in (work / "finished" / joblog.HISTORY).read_text()
     joblog.history_path(work).unlink()  # the work directory's clean-up
     output.unlink()
     joblog.append(joblog.history_path(work), "the restoring attempt's own line")

@@ -4,6 +4,7 @@ layer computed on an older model or mapping is not mixed into the new table."""
 import json
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -94,6 +95,9 @@ def test_a_sweep_killed_in_its_clean_up_is_redone_not_read_half_deleted(sweep, m
         return real_rmtree(path, *args, **kwargs)
 
     monkeypatch.setattr(shutil, "rmtree", rmtree_killed_once)
+    # the clean-up meets a layer before the stamp ("L0" sorts before "settings.json")
+    real_iterdir = Path.iterdir
+    monkeypatch.setattr(Path, "iterdir", lambda self: iter(sorted(real_iterdir(self))))
     with pytest.raises(Killed):
         run()
     assert not (tmp_path / ".work" / "settings.json").exists(), "the stamp outlived its layers"

@@ -44,8 +44,9 @@ def keep(work_dir: str | os.PathLike, outputs: Outputs, key: Mapping[str, Any]) 
             for target in _link_files(Path(path), folder / name):
                 files[target.relative_to(folder).as_posix()] = target.stat().st_size
         history = joblog.history_path(work_dir)
-        if history.is_file():  # the training's log, for a restore to write (not an output)
-            _link_or_copy(history, folder / joblog.HISTORY)
+        if history.is_file():  # the training's log, for a restore to write (not an output):
+            # a copy, since a rerun after a kill before the clean-up appends to the original
+            shutil.copy2(history, folder / joblog.HISTORY)
         write_json(folder / RECORD, {"key": _plain(key), "files": files})
     return Path(work_dir) / FOLDER
 

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from xling import joblog
 from xling.atomic import atomic_open, remove_parts
 
 STATE_NAME = "state.pt"
@@ -77,6 +78,8 @@ def load_state(work_dir: str | Path, fingerprint: dict[str, Any]) -> dict[str, A
     # weights_only=False: the state holds plain Python history and RNG byte tensors of our own.
     state = torch.load(path, map_location="cpu", weights_only=False)
     if state.get("fingerprint") != fingerprint:
+        # the other run's log lines go too, so that they are not kept as this run's history
+        joblog.history_path(work_dir).unlink(missing_ok=True)
         log.warning("%s belongs to other settings; starting this job afresh", path)
         clear(work_dir)
         return None
