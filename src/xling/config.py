@@ -63,7 +63,7 @@ def _describe(error: jsonschema.ValidationError, root: Mapping[str, Any] | None 
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         known = ", ".join(sorted(_known_keys(schema, root)))
         return f"config key '{key}': {error.message}; known keys here: {known}"
-    hint = _hint(error, root)
+    hint = schema_hint(error, root)
     if error.validator == "pattern":
         pattern = error.validator_value
         fix = f". {hint}" if hint else "; write a value that matches it (see config/schema.yaml)"
@@ -104,7 +104,7 @@ def _known_keys(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int =
 _NAME_MAPS = ("properties", "patternProperties", "$defs")
 
 
-def _hint(error: jsonschema.ValidationError, root: Mapping[str, Any]) -> str | None:
+def schema_hint(error: jsonschema.ValidationError, root: Mapping[str, Any]) -> str | None:
     """The description nearest to the failing keyword on its schema path, counting only the
     schema of the failing key and what is inside it (an array's description serves its items),
     not the sections around it."""

@@ -23,6 +23,9 @@ from xling.model.auto import model_stamp
 from xling.model.config import EncoderConfig
 from xling.worklock import WorkDirLock
 
+# Which inputs and settings the layers in the work directory were computed for.
+SETTINGS_STAMP = "settings.json"
+
 
 def transfer_sweep(
     task: str,
@@ -65,7 +68,7 @@ def transfer_sweep(
             pd.DataFrame(rows).to_csv(out, index=False)
         # The stamp goes first: a kill inside the clean-up then leaves layers that a rerun
         # discards, never a stamp vouching for layers that lost their files.
-        (lock.work_dir / "settings.json").unlink()
+        (lock.work_dir / SETTINGS_STAMP).unlink()
         lock.clear()
     return rows
 
@@ -136,7 +139,7 @@ def _reset_if_stale(lock: WorkDirLock, key: dict) -> None:
     """Results of other settings or inputs are never reused: the work directory starts afresh,
     as it does when ``settings.json`` is missing (a kill inside an earlier reset may have left
     layers without it)."""
-    stamp = lock.work_dir / "settings.json"
+    stamp = lock.work_dir / SETTINGS_STAMP
     if not stamp.exists() or json.loads(stamp.read_text()) != json.loads(json.dumps(key)):
         lock.clear()
         write_json(stamp, key)

@@ -78,16 +78,14 @@ def load_state(work_dir: str | Path, fingerprint: dict[str, Any]) -> dict[str, A
     # weights_only=False: the state holds plain Python history and RNG byte tensors of our own.
     state = torch.load(path, map_location="cpu", weights_only=False)
     if state.get("fingerprint") != fingerprint:
-        # the other run's log lines go too, so that they are not kept as this run's history
-        joblog.history_path(work_dir).unlink(missing_ok=True)
+        clear(work_dir)  # the other run's log lines too: they are no part of this run's history
         log.warning("%s belongs to other settings; starting this job afresh", path)
-        clear(work_dir)
         return None
     if not epoch_path(work_dir, state["epoch"]).exists():  # a kill in the middle of clear()
+        clear(work_dir)
         log.warning(
             "%s names epoch %d, whose weights are gone; starting afresh", path, state["epoch"]
         )
-        clear(work_dir)
         return None
     return state
 
@@ -101,9 +99,10 @@ def prune(work_dir: str | Path, keep: set[int]) -> None:
 
 
 def clear(work_dir: str | Path) -> None:
-    """Delete the saved state, then the epoch weights and any half-written file: a kill in
-    between leaves weights without a state, which a rerun ignores, never a state without its
-    weights."""
+    """Delete the saved state, then the epoch weights and any half-written file, then the run's
+    log history (:mod:`xling.joblog`): a kill in between leaves weights without a state, which a
+    rerun ignores, never a state without its weights."""
     (Path(work_dir) / STATE_NAME).unlink(missing_ok=True)
     prune(work_dir, set())
     remove_parts(work_dir)  # writes a kill cut short
+    joblog.history_path(work_dir).unlink(missing_ok=True)

@@ -497,4 +497,3 @@ def remove_work_dir(work_dir: Path) -> None:
     restorable); the directory itself goes when the job's lock is released (if nothing else
     lives there)."""
     checkpoint.clear(work_dir)
-    joblog.history_path(work_dir).unlink(missing_ok=True)

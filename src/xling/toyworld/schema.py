@@ -6,6 +6,7 @@ import re
 
 import jsonschema
 
+from xling.config import schema_hint
 from xling.contracts.layout import TASK_SPLITS
 
 from .concepts import CATEGORIES
@@ -206,7 +207,9 @@ SPEC_SCHEMA: dict = {
                 "uniqueItems": True,
                 "items": {"type": "string", "pattern": LANG_PATTERN},
                 "contains": {"const": "en"},
-                "description": "languages to write; en is the reference and required",
+                "description": "languages to write; en is the reference and required: a "
+                "languages list replaces the preset's, so name every language the toy world "
+                "should write, 'en' among them",
             },
             "sizes": _object(
                 {
@@ -298,21 +301,16 @@ SPEC_SCHEMA: dict = {
 }
 
 
+def _message(error: jsonschema.ValidationError) -> str:
+    """jsonschema's message and, as for the config's own errors, the key's description."""
+    hint = schema_hint(error, SPEC_SCHEMA)
+    return error.message + (f" ({hint})" if hint else "")
+
+
 def _fail(key: str, problem: str, fix: str) -> ValueError:
     return ValueError(
         f"toyworld spec key '{key}' (config key 'data.toyworld.{key}'): {problem}; {fix}"
     )
-
-
-def _explain(error: jsonschema.ValidationError) -> str:
-    """jsonschema's message, or a plainer one where it would not say what to do."""
-    if error.validator == "contains" and list(error.absolute_path) == ["languages"]:
-        return (
-            f"{error.instance} does not list 'en', the reference language: a languages list "
-            "replaces the preset's, so name every language the toy world should write, 'en' "
-            "among them"
-        )
-    return error.message
 
 
 def content_lexeme_count(lexicon: dict) -> int:
@@ -326,7 +324,7 @@ def validate_spec(spec: dict) -> None:
     errors = sorted(jsonschema.Draft202012Validator(SPEC_SCHEMA).iter_errors(spec), key=str)
     if errors:
         lines = [
-            f"'{'.'.join(map(str, e.absolute_path)) or '<spec>'}': {_explain(e)}" for e in errors
+            f"'{'.'.join(map(str, e.absolute_path)) or '<spec>'}': {_message(e)}" for e in errors
         ]
         raise ValueError(
             "invalid toyworld spec (config key data.toyworld):\n  " + "\n  ".join(lines)
