@@ -39,8 +39,9 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/snakefmt Snakefile workflow/rules
 
-# The benchmarks: each runs xling beside what a user would use instead and prints the ratio. The
-# other bench/*.py are measurements that docs/ cite (most read a finished demo): run them by hand.
+# The benchmarks: each runs xling beside what a user would use instead and prints the ratio. Every
+# bench/*.py is one of them but demo_timing.py, which prints a demo run's times; the measurements
+# docs/ cite (most read a finished demo) are in bench/measurements/ (its README): run them by hand.
 BENCHES := alignment bpe cka_resamples commoncrawl cpu_compile finetune finetune_batching \
 	gpu_check optimizer_startup pooled_batches preprocess pretrain scheduler_overhead toyworld
 # bench/gpu_check.py measures GPUs: without one it runs in miniature on the CPU (--smoke).

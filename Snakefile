@@ -19,24 +19,29 @@ min_version("9.19")
 # The workflow's logic lives in src/xling; make it importable without an install.
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from xling import config as xconfig
+from xling import study
 
 # The paper study is the default; a --configfile replaces it instead of being merged into it.
 if not workflow.overwrite_configfiles:
-    xconfig.check_files([f"{workflow.basedir}/config/config.yaml"])
+    study.check_files([f"{workflow.basedir}/config/config.yaml"])
 
     configfile: f"{workflow.basedir}/config/config.yaml"
 
 
 # Snakemake's reader lets a repeated key silently win; ours names the file and line.
-xconfig.check_files(workflow.configfiles)
-config.update(xconfig.validate(config, Path(workflow.basedir) / "config" / "schema.yaml"))
+study.check_files(workflow.configfiles)
+config.update(study.validate(config, Path(workflow.basedir) / "config" / "schema.yaml"))
 
 
-include: "workflow/rules/common.smk"
-include: "workflow/rules/common_training.smk"
-include: "workflow/rules/common_analysis.smk"
-include: "workflow/rules/common_muller.smk"
+include: "workflow/rules/common/study.smk"
+include: "workflow/rules/common/acquire.smk"
+include: "workflow/rules/common/preprocess.smk"
+include: "workflow/rules/common/vocab.smk"
+include: "workflow/rules/common/pretrain.smk"
+include: "workflow/rules/common/finetune.smk"
+include: "workflow/rules/common/analysis.smk"
+include: "workflow/rules/common/report.smk"
+include: "workflow/rules/common/muller.smk"
 include: "workflow/rules/acquire.smk"
 include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/vocab.smk"

@@ -25,7 +25,7 @@ import torch
 import yaml
 
 from xling.model import EncoderConfig, MLMEncoder
-from xling.optim import EagerAdam
+from xling.model.optim import EagerAdam
 from xling.pretrain.masking import mask_tokens
 from xling.pretrain.objective import MaskedLMObjective
 

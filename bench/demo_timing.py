@@ -9,8 +9,8 @@ times (core-busy time at one job a core), the longest job, and the stage's span 
 start to its last finish. Jobs run side by side, so the sums add up to more than the run's wall
 time; the last lines give that, how long cores stood idle (from each job's threads, at
 ``--cores``): where the run waited on a job rather than ran out of work, the longest chain of
-dependent jobs, and the same jobs projected on 4, 8 and 16 cores (``xling.runlog``: each job as
-long as in this run, the job heading the longest chain started first). Used to budget the demo
+dependent jobs, and the same jobs projected on 4, 8 and 16 cores (``xling.report.runlog``: each job
+as long as in this run, the job heading the longest chain started first). Used to budget the demo
 (2 cores, 30 minutes) and to say what `make demo CORES=N` would take.
 
 The same jobs run 10 to 20 % faster or slower from day to day on the same 2-core machine, so
@@ -30,7 +30,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from xling.runlog import Job, critical_path, projected_minutes, read_jobs
+from xling.report.runlog import Job, critical_path, projected_minutes, read_jobs
 
 REPO = Path(__file__).resolve().parents[1]
 THROUGHPUT = re.compile(r"^step (\d+)/\d+ \|.*\| ([\d,]+) tok/s \|")

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from xling import yamlfile
-from xling.finetune import FinetuneSettings, TaskData, run_finetune
-from xling.finetune import run as finetune_run
+from xling.base import yamlfile
+from xling.finetune import FinetuneJob, FinetuneSettings, TaskData, run_finetune
+from xling.finetune import fitting as finetune_fitting
 from xling.finetune.settings import GRID_LEVEL_KEYS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,19 +53,19 @@ class PlainAdam(torch.optim.Adam):
 
 
 def run_job(task, model, data, hp, settings, plain_adam: bool) -> tuple[float, dict]:
-    # run_finetune builds xling.optim.EagerAdam (fused): the name it looks up is the one replaced
-    fused_adam = finetune_run.EagerAdam
+    # run_finetune builds xling.model.optim.EagerAdam (fused) in xling.finetune.fitting: the
+    # name it looks up there is the one replaced
+    fused_adam = finetune_fitting.EagerAdam
     if plain_adam:
-        finetune_run.EagerAdam = PlainAdam
+        finetune_fitting.EagerAdam = PlainAdam
     try:
         with tempfile.TemporaryDirectory() as work:
             start = time.perf_counter()
-            metrics = run_finetune(
-                task, model, data, hp, Path(work) / "out", Path(work) / "w", settings
-            )
+            job = FinetuneJob(task, model, data, hp, Path(work) / "out", Path(work) / "w", settings)
+            metrics = run_finetune(job)
             return time.perf_counter() - start, metrics
     finally:
-        finetune_run.EagerAdam = fused_adam
+        finetune_fitting.EagerAdam = fused_adam
 
 
 def main() -> None:

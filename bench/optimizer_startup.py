@@ -1,7 +1,8 @@
 """What a training process pays before its first update: torch's fused Adam against EagerAdam.
 
 torch's optimizers import ``torch._dynamo`` on first use (their compile guards); EagerAdam
-(``xling.optim``) is the same Adam without them. Each trial is a fresh Python process that imports
+(``xling.model.optim``) is the same Adam without them. Each trial is a fresh Python process that
+imports
 torch, builds a demo-size encoder (8 layers, width 64), its optimizer and schedule, and takes one
 step; it prints the seconds from the start of the import to the end of the step. The trials of
 the two alternate, so that a busy machine slows both alike; the best of each is compared.
@@ -22,7 +23,7 @@ TRIAL = textwrap.dedent(
     start = time.perf_counter()
     import torch
     from xling.model import EncoderConfig, MLMEncoder
-    from xling.optim import EagerAdam
+    from xling.model.optim import EagerAdam
 
     torch.set_num_threads(1)
     config = EncoderConfig(vocab_size=2000, languages=["en"], layers=8, dim=64, heads=4,

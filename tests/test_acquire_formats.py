@@ -9,8 +9,8 @@ from xling.acquire.ner_import import (
     realign_to_words,
 )
 from xling.acquire.xnli import import_xnli, parallel_sentences
+from xling.base.errors import DataFormatError, InputFileError
 from xling.contracts.xnli import XNLI_REQUIRED, tsv_rows
-from xling.errors import DataFormatError, InputFileError
 
 HEADER = [
     "language", "gold_label", "sentence1_binary_parse", "sentence2_binary_parse",

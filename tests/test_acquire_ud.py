@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from xling import config as xconfig
+from xling import study
 from xling.acquire.archive import safe_extract
 from xling.acquire.ud import import_ud
 from xling.contracts.conllu import read_conllu
+from xling.study import keys
 
 REPO = Path(__file__).resolve().parents[1]
 RELEASE = "ud-treebanks-v2.4"
@@ -67,7 +68,7 @@ def write_release(path):
 
 @pytest.fixture(scope="module")
 def paper_config():
-    return xconfig.load(REPO / "config/config.yaml", REPO / "config/schema.yaml")
+    return study.load(REPO / "config/config.yaml", REPO / "config/schema.yaml")
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def outputs_of(source, folder):
 
 
 def test_a_test_only_dataset_imports_its_test_split(paper_config, release, tmp_path):
-    source = xconfig.ud_source(paper_config, "pud", "ar")
+    source = keys.ud_source(paper_config, "pud", "ar")
     assert source["download"] == "ud24" and source["treebank"] == "UD_Arabic-PUD"
     assert source["splits"] == ["test"]
     outputs = outputs_of(source, tmp_path / "out")
@@ -92,7 +93,7 @@ def test_a_test_only_dataset_imports_its_test_split(paper_config, release, tmp_p
 
 
 def test_a_train_dev_test_dataset_imports_every_split(paper_config, release, tmp_path):
-    source = xconfig.ud_source(paper_config, "ewt", "en")
+    source = keys.ud_source(paper_config, "ewt", "en")
     assert source["splits"] == ["train", "dev", "test"]
     outputs = outputs_of(source, tmp_path / "out")
     assert import_ud(source, outputs, release) == {"train": 3, "dev": 3, "test": 3}
@@ -103,11 +104,11 @@ def test_a_train_dev_test_dataset_imports_every_split(paper_config, release, tmp
 
 def test_the_dataset_picks_the_treebank_of_the_language(paper_config, release, tmp_path):
     # gsd: Russian-GSD for ru (a source), French-GSD for fr; the generated release has only ru
-    source = xconfig.ud_source(paper_config, "gsd", "ru")
+    source = keys.ud_source(paper_config, "gsd", "ru")
     outputs = outputs_of(source, tmp_path / "ru")
     import_ud(source, outputs, release)
     assert outputs["train"].read_text() == treebank_text("ru_gsd", "train")
-    source = xconfig.ud_source(paper_config, "gsd", "fr")
+    source = keys.ud_source(paper_config, "gsd", "fr")
     with pytest.raises(FileNotFoundError, match=r"'UD_French-GSD'.*data\.ud\.gsd\.treebanks"):
         import_ud(source, outputs_of(source, tmp_path / "fr"), release)
 
@@ -115,22 +116,22 @@ def test_the_dataset_picks_the_treebank_of_the_language(paper_config, release, t
 def test_a_split_the_treebank_lacks_names_the_splits_key(paper_config, release, tmp_path):
     config = copy.deepcopy(paper_config)
     config["data"]["ud"]["pud"]["splits"] = ["dev", "test"]
-    source = xconfig.ud_source(config, "pud", "en")
+    source = keys.ud_source(config, "pud", "en")
     with pytest.raises(FileNotFoundError, match=r"no dev split.*data\.ud\.pud\.splits"):
         import_ud(source, outputs_of(source, tmp_path / "out"), release)
 
 
 def test_unconfigured_dataset_or_language_names_the_key(paper_config):
     with pytest.raises(ValueError, match=r"no UD dataset 'tweebank' in config key 'data\.ud'"):
-        xconfig.ud_source(paper_config, "tweebank", "en")
+        keys.ud_source(paper_config, "tweebank", "en")
     with pytest.raises(ValueError, match=r"'data\.ud\.pud\.treebanks' has no 'sl'"):
-        xconfig.ud_source(paper_config, "pud", "sl")
+        keys.ud_source(paper_config, "pud", "sl")
 
 
 def test_a_manual_dataset_comes_from_the_manual_folder(paper_config, tmp_path):
     config = copy.deepcopy(paper_config)
     config["data"]["manual_dir"] = str(tmp_path / "m")
-    source = xconfig.ud_source(config, "lexnorm", "en")
+    source = keys.ud_source(config, "lexnorm", "en")
     assert source == {
         "dataset": "lexnorm",
         "lang": "en",
@@ -151,7 +152,7 @@ def test_a_manual_dataset_comes_from_the_manual_folder(paper_config, tmp_path):
 def test_a_malformed_manual_file_stops_with_its_line(paper_config, tmp_path):
     config = copy.deepcopy(paper_config)
     config["data"]["manual_dir"] = str(tmp_path)
-    source = xconfig.ud_source(config, "lexnorm", "en")
+    source = keys.ud_source(config, "lexnorm", "en")
     path = tmp_path / "lexnorm" / "en" / "test.conllu"
     path.parent.mkdir(parents=True)
     path.write_text("1\tnoisy\ttweet\n\n")  # three columns: not CoNLL-U

@@ -12,7 +12,7 @@ from xling.analysis.alignment import (
     retrieval_p_at_1,
     translation_p_at_1,
 )
-from xling.finetune.items import hits_string
+from xling.contracts.items import hits_string
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ def test_retrieval_hits_mark_each_query_and_average_to_p_at_1(rng):
     hits = retrieval_hits(x, y, batch_size=13)
     assert hits.dtype == bool and list(np.flatnonzero(~hits)) == [3, 7]
     assert retrieval_p_at_1(x, y, batch_size=13) == hits.mean() == 48 / 50
-    assert hits_string([True, False, None]) == "yn-"  # xling.finetune.items: csv-safe letters
+    assert hits_string([True, False, None]) == "yn-"  # xling.contracts.items: csv-safe letters
 
 
 def test_retrieval_names_mismatched_shapes(rng):
@@ -186,14 +186,14 @@ def planted(rng):
     order = rng.permutation(n)  # target row j holds the translation of source word order[j]
     source_words = [f"s{i}" for i in range(n)]
     target_words = [f"t{i}" for i in order]
-    return source_words, source, target_words, target[order]
+    return (source_words, source), (target_words, target[order])
 
 
 def test_translation_of_planted_pairs_is_near_perfect(planted):
-    source_words, source, target_words, target = planted
+    source, target = planted
     train = [(f"s{i}", f"t{i}") for i in range(500)]
     test = [(f"s{i}", f"t{i}") for i in range(500, 700)] + [("s900", "unknown"), ("zz", "t901")]
-    result = translation_p_at_1(source_words, source, target_words, target, train, test)
+    result = translation_p_at_1(source, target, train, test)
     assert result["p_at_1"] >= 0.99
     assert result["n_train_pairs_used"] == 500
     assert result["n_test_words"] == 200
@@ -201,42 +201,34 @@ def test_translation_of_planted_pairs_is_near_perfect(planted):
     # which test words it got right, in dictionary order: what the claims check resamples
     assert list(result["hits"]) == [f"s{i}" for i in range(500, 700)]
     assert sum(result["hits"].values()) / 200 == result["p_at_1"]
-    unaligned = translation_p_at_1(  # pairs that are not translations: no map fits them
-        source_words,
-        source,
-        target_words,
-        target,
-        [(f"s{i}", f"t{i + 1}") for i in range(500)],
-        test,
-    )
+    wrong = [(f"s{i}", f"t{i + 1}") for i in range(500)]  # not translations: no map fits them
+    unaligned = translation_p_at_1(source, target, wrong, test)
     assert unaligned["p_at_1"] < 0.2
 
 
 def test_a_source_word_with_two_translations_counts_once(planted):
-    source_words, source, target_words, target = planted
+    source, target = planted
     train = [(f"s{i}", f"t{i}") for i in range(500)]
     test = [("s600", "t600"), ("s600", "t601"), ("s602", "t602")]
-    result = translation_p_at_1(source_words, source, target_words, target, train, test)
+    result = translation_p_at_1(source, target, train, test)
     assert result["n_test_words"] == 2
     assert result["p_at_1"] == 1.0  # per pair it would be 2/3
     as_mapping = {"s600": {"t601": 1.0, "t600": 1.0}, "s602": {"t602": 1.0}}  # read_muse's form
-    assert translation_p_at_1(source_words, source, target_words, target, train, as_mapping) == (
-        result
-    )
+    assert translation_p_at_1(source, target, train, as_mapping) == (result)
 
 
 @pytest.mark.parametrize("dictionary", ["training", "test"])
 def test_a_dictionary_outside_the_vocabulary_is_named(planted, dictionary):
-    source_words, source, target_words, target = planted
+    source, target = planted
     good = [(f"s{i}", f"t{i}") for i in range(50)]
     outside = [("hund", "dog"), ("s3", "dog")]
     train, test = (outside, good) if dictionary == "training" else (good, outside)
     with pytest.raises(ValueError, match=f"none of the 2 pairs of the {dictionary} dictionary"):
-        translation_p_at_1(source_words, source, target_words, target, train, test)
+        translation_p_at_1(source, target, train, test)
 
 
 def test_a_repeated_vocabulary_word_is_refused(planted):
-    source_words, source, target_words, target = planted
-    source_words = [*source_words[:-1], "s0"]
+    (source_words, source), target = planted
+    source = ([*source_words[:-1], "s0"], source)
     with pytest.raises(ValueError, match=r"source word 's0' appears twice"):
-        translation_p_at_1(source_words, source, target_words, target, [("s1", "t1")], [])
+        translation_p_at_1(source, target, [("s1", "t1")], [])

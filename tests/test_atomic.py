@@ -7,13 +7,13 @@ import subprocess
 import sys
 import textwrap
 
-from xling.atomic import atomic_directory, atomic_open
+from xling.base.atomic import atomic_directory, atomic_open
 
 # A writer that is SIGKILLed mid-file: no Python cleanup runs, as after SLURM's kill.
 WRITER = textwrap.dedent(
     """
     import os, signal, sys
-    from xling.atomic import atomic_directory, atomic_open
+    from xling.base.atomic import atomic_directory, atomic_open
 
     with atomic_open(sys.argv[1]) as handle:
         handle.write("half")

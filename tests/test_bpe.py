@@ -10,7 +10,7 @@ import sys
 import pytest
 from subword_nmt.apply_bpe import BPE
 
-from xling.errors import InputFileError
+from xling.base.errors import InputFileError
 from xling.preprocess.synthetic import synthetic_sentences
 from xling.vocab import SubwordNmtBpe, TokenizersBpe, learn_bpe, read_codes, write_codes
 from xling.vocab.bpe import corpus_alphabet, corpus_characters

@@ -109,7 +109,8 @@ def test_pretraining_job_settings_are_no_params_and_set_the_retries(config, tmp_
     """Changing how pretraining jobs run (wall time, attempts, checkpoint interval) must not rerun
     a finished model (params are a rerun trigger), and the attempts set the rule's retries."""
     from tests.dag import rule_settings
-    from xling.config import PRETRAIN_JOB_KEYS, load
+    from xling.study import load
+    from xling.study.keys import PRETRAIN_JOB_KEYS
 
     settings = load(REPO / config)["pretrain"]
     jobs = rule_settings([REPO / config], tmp_path, "pretrain_model")
@@ -124,7 +125,7 @@ def test_the_multilingual_mlm_takes_its_own_pretraining_keys_over_the_studys(tmp
     """muller.model.pretrain overrides `pretrain` key by key for Muller's model only (the demo's:
     its own steps and learning rate, the study's batch and warmup)."""
     from tests.dag import rules_settings
-    from xling.config import load
+    from xling.study import load
 
     config = load(REPO / "config/demo.yaml")
     own = config["muller"]["model"]["pretrain"]
@@ -147,7 +148,7 @@ def test_the_multilingual_mlm_has_nothing_language_specific_as_mbert(tmp_path):
     """Muller et al. study mBERT, which has no language embeddings and no separate parts: the
     demo's own multilingual MLM leaves them out whatever config `model` says for Wu's models."""
     from tests.dag import rules_settings
-    from xling.config import load
+    from xling.study import load
 
     assert load(REPO / "config/demo.yaml")["model"]["language_embeddings"] is True
     jobs = rules_settings([REPO / "config/demo.yaml"], tmp_path, ["pretrain_multilingual"])
@@ -188,9 +189,9 @@ def test_every_pretraining_rule_is_signalled_before_its_time_limit():
 def test_word_vector_jobs_ask_for_the_memory_the_paper_study_sizes_need():
     """Float64 sums of the paper's vocabulary over every layer (contextual vectors), and two
     languages' float32 vectors (word alignment), must fit the memory of a first attempt."""
-    from xling import config as xconfig
+    from xling import study
 
-    config = xconfig.load(REPO / "config/config.yaml")
+    config = study.load(REPO / "config/config.yaml")
     words = config["analysis"]["word_alignment"]["vocabulary"]
     states = words * (config["model"]["layers"] + 1) * config["model"]["dim"]
     needs = {"contextual_word_vectors": states * 8, "word_alignment": 2 * states * 4}

@@ -71,7 +71,7 @@ def test_a_byte_that_is_not_utf8_and_a_lone_carriage_return_do_not_break_lines(t
 def test_a_truncated_xz_file_or_another_compression_names_the_file_and_the_fix(cc_file, tmp_path):
     import gzip
 
-    from xling.errors import InputFileError
+    from xling.base.errors import InputFileError
 
     path, _ = cc_file
     truncated = tmp_path / "de.txt.xz"

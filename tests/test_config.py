@@ -4,8 +4,9 @@ import copy
 
 import pytest
 
-from xling import config as xconfig
+from xling import study
 from xling.papers.wu2020 import TABLE1_ROWS
+from xling.study import keys
 
 # A row that is not the paper's (the README's example).
 NEW_ROW = {
@@ -19,18 +20,18 @@ NEW_ROW = {
 
 @pytest.fixture(params=["config/demo.yaml", "config/config.yaml"])
 def shipped(request, repo):
-    return xconfig.load_yaml(repo / request.param)
+    return study.load_yaml(repo / request.param)
 
 
 def test_shipped_configs_validate(shipped, repo):
-    validated = xconfig.validate(shipped, repo / "config/schema.yaml")
+    validated = study.validate(shipped, repo / "config/schema.yaml")
     assert validated["study"] in {"demo", "paper"}
     assert validated["preprocess"]["shards"] >= 1  # default filled in when absent
 
 
 def _error(config, repo):
-    with pytest.raises(xconfig.ConfigError) as info:
-        xconfig.validate(config, repo / "config/schema.yaml")
+    with pytest.raises(study.ConfigError) as info:
+        study.validate(config, repo / "config/schema.yaml")
     return str(info.value)
 
 
@@ -71,7 +72,7 @@ def test_variant_with_unconfigured_scheme(shipped, repo):
 
 
 def test_shipped_configs_train_exactly_the_papers_ten_rows(shipped, repo):
-    validated = xconfig.validate(shipped, repo / "config/schema.yaml")
+    validated = study.validate(shipped, repo / "config/schema.yaml")
     assert validated["variants"] == {name: row.settings() for name, row in TABLE1_ROWS.items()}
     assert list(validated["variants"]) == list(TABLE1_ROWS)
 
@@ -82,7 +83,7 @@ def test_paper_expands_to_the_papers_row(shipped, repo):
     config["analysis"]["cka"]["variants"] = []
     config.pop("select", None)
     config.pop("monolingual", None)  # section 5 names the Default and Sep Emb rows
-    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    validated = study.validate(config, repo / "config/schema.yaml")
     assert validated["variants"] == {
         "sep_emb_l1_3": {
             "domains": "wiki-wiki",
@@ -96,7 +97,7 @@ def test_paper_expands_to_the_papers_row(shipped, repo):
 def test_full_mapping_under_a_paper_name_must_be_the_papers_row(shipped, repo):
     config = copy.deepcopy(shipped)
     config["variants"]["sep_l1_3"] = dict(TABLE1_ROWS["sep_l1_3"].settings(), label="Ours")
-    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    validated = study.validate(config, repo / "config/schema.yaml")
     assert validated["variants"]["sep_l1_3"]["label"] == "Ours"  # a label only renames the row
     config["variants"]["sep_l1_3"]["sep_layers"] = 2
     message = _error(config, repo)
@@ -108,7 +109,7 @@ def test_full_mapping_under_a_paper_name_must_be_the_papers_row(shipped, repo):
 def test_new_row_is_a_full_mapping(shipped, repo):
     config = copy.deepcopy(shipped)
     config["variants"]["sep_l1_2"] = NEW_ROW
-    validated = xconfig.validate(config, repo / "config/schema.yaml")
+    validated = study.validate(config, repo / "config/schema.yaml")
     assert validated["variants"]["sep_l1_2"] == NEW_ROW
     config["variants"]["sep_l1_2"] = "paper"
     message = _error(config, repo)
@@ -126,10 +127,10 @@ def test_pair_with_itself_and_duplicates(shipped, repo):
 
 
 def test_task_dataset_lookup(repo):
-    config = xconfig.load(repo / "config/config.yaml", repo / "config/schema.yaml")
-    assert xconfig.task_dataset(config, "ner", "en-zh", "zh") == "levow2006"
-    assert xconfig.task_dataset(config, "ner", "en-zh", "en") == "conll2003"
-    assert xconfig.task_dataset(config, "ner", "en-fr", "en") == "wikiann"
+    config = study.load(repo / "config/config.yaml", repo / "config/schema.yaml")
+    assert keys.task_dataset(config, "ner", "en-zh", "zh") == "levow2006"
+    assert keys.task_dataset(config, "ner", "en-zh", "en") == "conll2003"
+    assert keys.task_dataset(config, "ner", "en-fr", "en") == "wikiann"
 
 
 def test_a_pos_task_section_validates_like_ner(shipped, repo):
@@ -139,8 +140,8 @@ def test_a_pos_task_section_validates_like_ner(shipped, repo):
         pos.pop(key, None)
     config["tasks"]["pos"] = pos
     config["select"] = {"tasks": ["pos"]}
-    validated = xconfig.validate(config, repo / "config/schema.yaml")
-    assert xconfig.selected(validated, "tasks") == ["pos"]
+    validated = study.validate(config, repo / "config/schema.yaml")
+    assert keys.selected(validated, "tasks") == ["pos"]
     assert "pos" not in shipped["tasks"]  # the shipped configs are Wu's Table 1 tasks only
     bad = copy.deepcopy(config)
     bad["tasks"]["pos"]["arc_dim"] = 64  # a parsing option
@@ -152,14 +153,14 @@ def test_a_pos_task_section_validates_like_ner(shipped, repo):
 
 @pytest.fixture
 def paper(repo):
-    return xconfig.load_yaml(repo / "config/config.yaml")
+    return study.load_yaml(repo / "config/config.yaml")
 
 
 def test_ud_datasets_fill_their_splits(paper, repo):
-    ud = xconfig.validate(paper, repo / "config/schema.yaml")["data"]["ud"]
+    ud = study.validate(paper, repo / "config/schema.yaml")["data"]["ud"]
     assert ud["ud23"]["splits"] == ["train", "dev", "test"]  # the default
     assert ud["pud"]["splits"] == ["test"]
-    assert xconfig.ud_splits({"splits": ["test", "train"]}) == ["train", "test"]
+    assert keys.ud_splits({"splits": ["test", "train"]}) == ["train", "test"]
 
 
 def test_ud_dataset_with_an_unknown_download_names_the_key(paper, repo):
@@ -195,7 +196,7 @@ def test_parsing_dataset_missing_from_data_ud_or_its_splits(paper, repo):
     assert "'data.ud.pud.splits'" in message
     good = copy.deepcopy(paper)
     good["tasks"]["parsing"]["datasets"]["pairs"] = {"en-fr": {"fr": "pud"}}
-    xconfig.validate(good, repo / "config/schema.yaml")
+    study.validate(good, repo / "config/schema.yaml")
 
 
 def test_manual_ud_dataset_has_languages_and_no_download(paper, repo):
@@ -258,9 +259,9 @@ def test_rejected_architectures_are_those_the_model_refuses(shipped):
 
     with pytest.raises(ValueError, match=r"multiple of model\.heads"):
         EncoderConfig(vocab_size=10, languages=["en"], dim=64, heads=5)
-    with pytest.raises(xconfig.ConfigError, match=r"muller\.model\.architecture"):
+    with pytest.raises(study.ConfigError, match=r"muller\.model\.architecture"):
         bad = _with(shipped, "muller.model.architecture", {"heads": 7})
-        xconfig.validate(bad)
+        study.validate(bad)
 
 
 def test_a_cka_variant_left_out_by_select_is_not_trained(shipped, repo):
@@ -271,7 +272,7 @@ def test_a_cka_variant_left_out_by_select_is_not_trained(shipped, repo):
 
 def test_gold_alignments_exist_only_in_the_toy_world(paper, repo):
     assert (
-        xconfig.validate(copy.deepcopy(paper), repo / "config/schema.yaml")["analysis"][
+        study.validate(copy.deepcopy(paper), repo / "config/schema.yaml")["analysis"][
             "word_aligner"
         ]
         == "eflomal"
@@ -287,7 +288,7 @@ def test_numbers_and_booleans_spelt_as_strings_are_read_as_values(shipped, repo)
     spelt["report"] = {"resamples": "0"}
     spelt["pretrain"]["lr"] = "1e-3"  # YAML 1.1 alone would keep this a string
     spelt["model"]["language_embeddings"] = "false"
-    validated = xconfig.validate(spelt, repo / "config/schema.yaml")
+    validated = study.validate(spelt, repo / "config/schema.yaml")
     assert validated["report"]["resamples"] == 0
     assert validated["pretrain"]["lr"] == pytest.approx(0.001)
     assert validated["model"]["language_embeddings"] is False
@@ -306,11 +307,11 @@ def test_a_pin_keyed_by_a_name_no_download_has_is_rejected(paper):
     paper["data"]["tatoeba"]["sha256"] = {"tatoeba.fra-eng.eng": hex64}
     paper["data"]["fasttext"]["sha256"] = {"wiki.zh.vec": hex64}
     paper["data"]["transformers"]["sha256"] = {"model.safetensors": hex64}
-    xconfig.validate(copy.deepcopy(paper))
+    study.validate(copy.deepcopy(paper))
     wrong = copy.deepcopy(paper)
     wrong["data"]["transformers"]["sha256"] = {"pytorch_model.bin": hex64}  # not in its files
-    with pytest.raises(xconfig.ConfigError, match=r"data\.transformers\.sha256.*pytorch_model"):
-        xconfig.validate(wrong)
+    with pytest.raises(study.ConfigError, match=r"data\.transformers\.sha256.*pytorch_model"):
+        study.validate(wrong)
     paper["data"]["commoncrawl"]["sha256"] = {**good, "zh.txt.xz": hex64}  # CC-100 says zh-Hans
-    with pytest.raises(xconfig.ConfigError, match=r"data\.commoncrawl\.sha256.*\['zh\.txt\.xz'\]"):
-        xconfig.validate(paper)
+    with pytest.raises(study.ConfigError, match=r"data\.commoncrawl\.sha256.*\['zh\.txt\.xz'\]"):
+        study.validate(paper)

@@ -1,4 +1,4 @@
-"""The cross-key checks of a study config (xling.config_checks and the Muller checks): a config
+"""The cross-key checks of a study config (xling.study.checks): a config
 that could not run fails validation with a message naming the key and the fix, not a job or the
 building of the DAG."""
 
@@ -9,13 +9,14 @@ import sys
 import pytest
 import yaml
 
-from xling import config as xconfig
+from xling import study
+from xling.study.schema import validate_schema
 
 
 @pytest.fixture(scope="module")
 def configs():
-    repo = xconfig.DEFAULT_SCHEMA.parents[1]
-    return {name: xconfig.load_yaml(repo / f"config/{name}.yaml") for name in ("config", "demo")}
+    repo = study.DEFAULT_SCHEMA.parents[1]
+    return {name: study.load_yaml(repo / f"config/{name}.yaml") for name in ("config", "demo")}
 
 
 def _with(config, changes):
@@ -30,8 +31,8 @@ def _with(config, changes):
 
 
 def _error(config, changes) -> str:
-    with pytest.raises(xconfig.ConfigError) as info:
-        xconfig.validate(_with(config, changes))
+    with pytest.raises(study.ConfigError) as info:
+        study.validate(_with(config, changes))
     return str(info.value)
 
 
@@ -68,7 +69,7 @@ def test_a_url_template_with_a_positional_field_is_rejected(configs, field):
 
 def test_a_transformers_url_may_pin_its_revision_in_the_address(configs):
     url = "https://huggingface.co/{name}/resolve/0123abc/{file}"
-    xconfig.validate(_with(configs["config"], {"data.transformers.url": url}))
+    study.validate(_with(configs["config"], {"data.transformers.url": url}))
 
 
 @pytest.mark.parametrize(
@@ -85,7 +86,7 @@ def test_the_muller_architecture_has_the_types_of_model(configs, architecture, k
 
 
 def test_the_muller_architecture_takes_the_keys_of_model_without_defaults():
-    schema = xconfig.load_yaml(xconfig.DEFAULT_SCHEMA)["properties"]
+    schema = study.load_yaml(study.DEFAULT_SCHEMA)["properties"]
     architecture = schema["muller"]["properties"]["model"]["properties"]["architecture"]
     assert set(architecture["properties"]) == set(schema["model"]["properties"])
     # a default would replace model's value of a key the architecture leaves out
@@ -303,8 +304,8 @@ def test_a_pattern_error_ends_with_its_fix(tmp_path):
 
 
 def _schema_error(config, schema):
-    with pytest.raises(xconfig.ConfigError) as info:
-        xconfig.validate_schema(config, schema)
+    with pytest.raises(study.ConfigError) as info:
+        validate_schema(config, schema)
     return info.value
 
 
@@ -321,7 +322,7 @@ def test_every_pattern_of_the_schema_says_what_it_wants():
             for index, value in enumerate(node):
                 walk(value, [*path, index])
 
-    walk(xconfig.load_yaml(xconfig.DEFAULT_SCHEMA), [])
+    walk(study.load_yaml(study.DEFAULT_SCHEMA), [])
     assert undescribed == []
 
 
@@ -338,26 +339,26 @@ def test_a_user_dictionary_is_a_file_with_known_placeholders(configs, tmp_path):
     _assert_names(message, "results/demo/data/segmenter/fr.dict.txt does not exist")
     dictionary = tmp_path / "zh.dict.txt"
     dictionary.write_text("瑰谻 5\n", encoding="utf-8")
-    xconfig.validate(_with(demo, {key: str(dictionary)}))  # a file put there by hand
+    study.validate(_with(demo, {key: str(dictionary)}))  # a file put there by hand
 
 
 def test_a_config_file_that_is_not_utf8_names_the_file_line_and_fix(tmp_path, capsys):
     path = tmp_path / "study.yaml"
     path.write_bytes("study: demo\nlabel: Caf\xe9\n".encode("latin-1"))
-    with pytest.raises(xconfig.ConfigError) as info:
-        xconfig.load_yaml(path)
+    with pytest.raises(study.ConfigError) as info:
+        study.load_yaml(path)
     _assert_names(str(info.value), str(path), "line 2, column 11", "0xe9", "save it as UTF-8")
-    assert xconfig.main([str(path)]) == 1
+    assert study.main([str(path)]) == 1
     _assert_names(capsys.readouterr().err, "invalid:", "line 2", "UTF-8")
 
 
 def test_the_command_line_reports_the_errors_of_every_check(configs, tmp_path):
-    """``python -m xling.config`` runs as __main__; the checks of other modules raise
-    xling.config.ConfigError, which it must still report as an invalid config."""
+    """``python -m xling.study`` runs as __main__; the checks of other modules raise
+    xling.study.ConfigError, which it must still report as an invalid config."""
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(_with(configs["config"], {"tasks.ner.best_k": 7})))
     done = subprocess.run(
-        [sys.executable, "-m", "xling.config", str(path)], capture_output=True, text=True
+        [sys.executable, "-m", "xling.study", str(path)], capture_output=True, text=True
     )
     assert done.returncode == 1, done.stderr
     _assert_names(done.stderr, "invalid: config key 'tasks.ner.best_k'")
@@ -374,4 +375,4 @@ def test_an_xnli_pair_needs_a_target_with_an_xnli_test_set(configs):
     changes = {"pairs": ["en-fr", "en-ru", "en-zh", "en-it"], "data.ud.ud23.treebanks": treebanks}
     message = _error(configs["config"], changes)
     _assert_names(message, "config key 'pairs' (item 3, 'en-it')", "XNLI has no 'it'", "select")
-    xconfig.validate(_with(configs["config"], {**changes, "select": {"tasks": ["ner", "parsing"]}}))
+    study.validate(_with(configs["config"], {**changes, "select": {"tasks": ["ner", "parsing"]}}))

@@ -3,6 +3,7 @@ writers write what the readers read back; the R/data layout."""
 
 import pytest
 
+from xling.base.errors import DataFormatError, InputFileError
 from xling.contracts import layout
 from xling.contracts.alignment import format_alignment, read_alignments
 from xling.contracts.conllu import (
@@ -24,7 +25,6 @@ from xling.contracts.xnli import (
     read_xnli_train,
     write_xnli_predictions,
 )
-from xling.errors import DataFormatError, InputFileError
 
 CONLLU = (
     "# sent_id = 1\n"

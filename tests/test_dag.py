@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from tests.dag import plan, rule_inputs, rule_settings, rules_settings
-from xling import config as xconfig
+from xling import study
 
 
 def grid_size(grid):
@@ -22,7 +22,7 @@ PER_GRID_POINT = {"finetune": {"runs_per_job": 1}}
 
 def load(repo, name):
     """The config as the workflow sees it: validated, its `paper` rows expanded."""
-    return xconfig.load(repo / "config" / name, repo / "config" / "schema.yaml")
+    return study.load(repo / "config" / name, repo / "config" / "schema.yaml")
 
 
 def section5_models(config):
@@ -121,11 +121,11 @@ def finetune_counts(config, models, tasks):
 def muller_counts(config):
     """Jobs of Muller et al.'s stage: one encoding per setup that trains runs (not one that reads
     another's), its jobs, one of the rest."""
-    from xling.muller.plan import plan as muller_plan
+    from xling.study.plan.muller import plan as muller_plan
 
-    study = muller_plan(config)
-    counts = {"muller_encode": sum(not setup.runs_of for setup in study.setups)}
-    counts["muller_finetune"] = sum(len(study.jobs(setup)) for setup in study.setups)
+    mplan = muller_plan(config)
+    counts = {"muller_encode": sum(not setup.runs_of for setup in mplan.setups)}
+    counts["muller_finetune"] = sum(len(mplan.jobs(setup)) for setup in mplan.setups)
     for rule in ("parallel", "similarity_pretrained", "collect", "resamples", "tables", "figures"):
         counts[f"muller_{rule}"] = 1
     if config["muller"]["model"]["source"] == "pretrain":
@@ -236,8 +236,8 @@ def test_paper_plan_matches_the_config_and_includes_downloads(repo, tmp_path):
 
 def muller_imports(config):
     """(dataset, lang) of every UD and NER file Muller et al.'s setups read."""
-    from xling.muller.plan import plan as muller_plan
-    from xling.muller.plan import similarity_languages
+    from xling.study.plan.muller import plan as muller_plan
+    from xling.study.plan.muller import similarity_languages
 
     ud, ner = set(), set()
     for setup in muller_plan(config).setups:
@@ -382,9 +382,9 @@ def test_one_table_plans_only_what_it_needs(repo, tmp_path):
 
 
 def test_muller_runs_one_job_per_setup_in_the_demo_and_one_per_run_in_the_paper(repo, tmp_path):
-    from xling.muller.plan import plan as muller_plan
+    from xling.study.plan.muller import plan as muller_plan
 
-    demo = muller_plan(xconfig.load(repo / "config/demo.yaml"))
+    demo = muller_plan(study.load(repo / "config/demo.yaml"))
     counts = plan([repo / "config/demo.yaml"], tmp_path, targets=("muller",))
     # Table 2 trains on the demo's transfer set: its domain setups read the transfer runs
     training = [s for s in demo.setups if not s.runs_of]
@@ -393,7 +393,7 @@ def test_muller_runs_one_job_per_setup_in_the_demo_and_one_per_run_in_the_paper(
     assert counts["pretrain_multilingual"] == counts["muller_collect"] == 1
     assert counts["muller_tables"] == counts["muller_figures"] == 1
     assert "pretrain_model" not in counts  # the multilingual model alone, no Table 1 model
-    paper = muller_plan(xconfig.load(repo / "config/config.yaml"))
+    paper = muller_plan(study.load(repo / "config/config.yaml"))
     counts = plan([repo / "config/config.yaml"], tmp_path, targets=("muller",))
     training = [s for s in paper.setups if not s.runs_of]  # all but Table 2's NER (WikiAnn)
     assert [s.key for s in paper.setups if s.runs_of] == ["domain/ner/en"]
@@ -425,7 +425,7 @@ def test_the_paper_studys_mbert_is_downloaded_once_and_read_from_its_directory(r
 
 def test_a_repeated_key_in_a_config_file_stops_the_plan_naming_the_line(repo, tmp_path):
     """Snakemake's reader keeps the last of two equal keys; the workflow refuses the file."""
-    from xling.config import ConfigError
+    from xling.study import ConfigError
 
     configfile = tmp_path / "demo.yaml"
     configfile.write_text((repo / "config/demo.yaml").read_text() + "study: demo\n")

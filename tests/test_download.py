@@ -11,7 +11,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from xling.acquire.download import RETRY_AFTER_CAP_SECONDS, ChecksumError, DownloadError, fetch
+from xling.acquire.download import (
+    RETRY_AFTER_CAP_SECONDS,
+    ChecksumError,
+    DownloadError,
+    Patience,
+    fetch,
+)
 from xling.acquire.partial import PartRecord, load_record, record_path, save_record
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB, not all one byte value
@@ -157,9 +163,10 @@ class Downloader:
     def __init__(self):
         self.logs, self.waits = [], []
 
-    def __call__(self, url, dest, **options):
-        options = {"backoff_seconds": 0.01, "timeout": 5.0, **options}
-        return fetch(url, dest, log=self.logs.append, sleep=self.waits.append, **options)
+    def __call__(self, url, dest, sha256=None, **patience):
+        patience = Patience(**{"backoff_seconds": 0.01, "timeout": 5.0, **patience})
+        log, sleep = self.logs.append, self.waits.append
+        return fetch(url, dest, sha256, patience=patience, log=log, sleep=sleep)
 
 
 @pytest.fixture
@@ -338,7 +345,7 @@ def test_chunked_response_cut_mid_stream_is_retried(server, download, tmp_path):
 def test_chunked_response_cut_every_time_fails_naming_the_url(server, download, tmp_path):
     server.faults = [dict(chunked=True, cut_after=300_000)] * 3
     with pytest.raises(DownloadError) as failure:
-        download(server.url, tmp_path / "file.bin", retries=3)
+        download(server.url, tmp_path / "file.bin", attempts=3)
     message = str(failure.value)
     assert message.startswith(server.url) and "failed after 3 attempts" in message
     assert "cut mid-stream" in message and "the next run resumes" in message
@@ -379,7 +386,7 @@ def test_404_fails_at_once_naming_the_url(server, download, tmp_path, path):
     if path == "/file":
         server.faults = [dict(status=404)]
     with pytest.raises(DownloadError) as failure:
-        download(url, tmp_path / "x", retries=5)
+        download(url, tmp_path / "x", attempts=5)
     message = str(failure.value)
     assert message.startswith(url) and "HTTP 404" in message and "config" in message
     assert "partial" not in message and "resume" not in message
@@ -391,7 +398,7 @@ def test_404_fails_at_once_naming_the_url(server, download, tmp_path, path):
 def test_other_client_errors_are_not_retried(server, download, tmp_path, status):
     server.faults = [dict(status=status)]
     with pytest.raises(DownloadError, match=f"^{server.url}: HTTP {status}"):
-        download(server.url, tmp_path / "x", retries=5)
+        download(server.url, tmp_path / "x", attempts=5)
     assert len(server.requests) == 1
 
 
@@ -407,7 +414,7 @@ def test_refused_connection_fails_after_retries_naming_the_url(download, tmp_pat
         probe.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{probe.getsockname()[1]}/file"
     with pytest.raises(DownloadError) as failure:
-        download(url, tmp_path / "x", retries=2)
+        download(url, tmp_path / "x", attempts=2)
     message = str(failure.value)
     assert message.startswith(url) and "failed after 2 attempts" in message
     assert "nothing was kept" in message
@@ -438,5 +445,5 @@ def test_file_url_is_copied_and_a_missing_one_fails_at_once(download, tmp_path):
     assert (tmp_path / "copy.bin").read_bytes() == PAYLOAD
     missing = (tmp_path / "missing.bin").as_uri()
     with pytest.raises(DownloadError, match=f"^{missing}: no such file"):
-        download(missing, tmp_path / "x", retries=5)
+        download(missing, tmp_path / "x", attempts=5)
     assert download.waits == []

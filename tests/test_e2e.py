@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from tests.background import BackgroundRun
-from xling.finetune.items import parse_items_string, read_test_items
+from xling.contracts.items import parse_items_string, read_test_items
 from xling.finetune.metrics import ratio
 
 REPO = Path(__file__).resolve().parents[1]

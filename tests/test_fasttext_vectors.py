@@ -11,7 +11,7 @@ import pytest
 
 from xling.analysis.fasttext_training import train_fasttext
 from xling.analysis.fasttext_vectors import read_vec
-from xling.errors import DataFormatError, InputFileError
+from xling.base.errors import DataFormatError, InputFileError
 
 
 def _write_vec(path, words, matrix) -> None:

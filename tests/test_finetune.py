@@ -14,17 +14,24 @@ import pytest
 import torch
 
 from tests.finetune_world import build_world, make_model, spy_languages, task_data
+from xling.base.errors import DataFormatError
 from xling.contracts.conllu import read_conllu
+from xling.contracts.items import TEST_ITEMS, read_test_items
 from xling.contracts.ner import read_ner
-from xling.errors import DataFormatError
-from xling.finetune import FinetuneSettings, TaskData, run_finetune
+from xling.finetune import FinetuneJob, FinetuneSettings, TaskData, run_finetune
 from xling.finetune import checkpoint as checkpoint_module
 from xling.finetune.encoding import align_first_subwords, encode_pair, encode_words
-from xling.finetune.items import TEST_ITEMS, read_test_items
+from xling.finetune.fitting import job_fingerprint
 from xling.finetune.metrics import ratio
-from xling.finetune.run import freeze_language_specific, job_fingerprint
+from xling.finetune.run import freeze_language_specific
 from xling.finetune.tasks import TaskModel, make_task
-from xling.finetune.training import epoch_order, group_by_length, make_scheduler, train_epoch
+from xling.finetune.training import (
+    Learner,
+    epoch_order,
+    group_by_length,
+    make_scheduler,
+    train_epoch,
+)
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained
 
 torch.set_num_threads(1)
@@ -161,7 +168,7 @@ def test_frozen_parameters_are_unchanged_after_a_step(world_dir, tmp_path):
     scheduler = make_scheduler(optimizer, "constant", 4, 0.1)
     items = task.encode(examples, "en", 48)
     cpu = torch.device("cpu")
-    train_epoch(task, model, items, list(range(32)), 8, "en", optimizer, scheduler, cpu)
+    train_epoch(Learner(task, model, optimizer, scheduler, cpu), items, list(range(32)), 8, "en")
     for name, param in model.named_parameters():
         changed = not torch.equal(before[name], param)
         if name.removeprefix("encoder.") in frozen:
@@ -181,7 +188,7 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch, caplog, capsys):
     out = tmp_path / "out"
     job = ("ner", model_dir, task_data(root, "ner"), {"batch_size": 8, "lr": "1e-2"}, out)
     job += (tmp_path / "work", FinetuneSettings(epochs=3, seed=1, max_length=48))
-    metrics = run_finetune(*job, pair="en-fr", variant="default")
+    metrics = run_finetune(FinetuneJob(*job, pair="en-fr", variant="default"))
     saved = json.loads((out / "metrics.json").read_text())
     assert saved == metrics
     assert set(saved) == {
@@ -223,7 +230,7 @@ def test_ner_end_to_end(world_dir, tmp_path, monkeypatch, caplog, capsys):
     (out / "metrics.json").unlink()
     seen.clear()
     capsys.readouterr()
-    again = run_finetune(*job, pair="en-fr", variant="default")
+    again = run_finetune(FinetuneJob(*job, pair="en-fr", variant="default"))
     assert again == saved == json.loads((out / "metrics.json").read_text())
     assert seen == []  # no training, no evaluation: the outputs came back as they were
     # and the rule's log (stdout) gets the training's own lines
@@ -250,19 +257,25 @@ def test_resume_after_a_kill_gives_the_same_result(
     settings = FinetuneSettings(epochs=2, seed=3, max_length=48, group_by_length=grouped)
     hp = {"batch_size": 16, "lr": 5e-3}
     data = task_data(root, "ner")
-    straight = run_finetune("ner", model_dir, data, hp, tmp_path / "a", tmp_path / "wa", settings)
+    straight = run_finetune(
+        FinetuneJob("ner", model_dir, data, hp, tmp_path / "a", tmp_path / "wa", settings)
+    )
 
     def killed(*_, **__):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(checkpoint_module, "prune", killed)
     with pytest.raises(KeyboardInterrupt):
-        run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
+        run_finetune(
+            FinetuneJob("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
+        )
     assert not (tmp_path / "b" / "metrics.json").exists()
     monkeypatch.undo()
     seen = spy_languages(monkeypatch)
     capsys.readouterr()
-    resumed = run_finetune("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
+    resumed = run_finetune(
+        FinetuneJob("ner", model_dir, data, hp, tmp_path / "b", tmp_path / "wb", settings)
+    )
     assert resumed == straight
     # the killed attempt's lines open the resumed one's log (Snakemake empties it in between)
     log = capsys.readouterr().out
@@ -293,38 +306,32 @@ def test_state_of_other_settings_is_discarded(world_dir, tmp_path, caplog):
     data = task_data(root, "ner")
     work = tmp_path / "work"
     run_finetune(
-        "ner",
-        model_dir,
-        data,
-        {"batch_size": 16, "lr": 5e-3},
-        tmp_path / "a",
-        work,
-        settings,
+        FinetuneJob(
+            "ner", model_dir, data, {"batch_size": 16, "lr": 5e-3}, tmp_path / "a", work, settings
+        ),
         **args,
     )
     other = run_finetune(
-        "ner",
-        model_dir,
-        data,
-        {"batch_size": 32, "lr": 5e-3},
-        tmp_path / "b",
-        work,
-        settings,
+        FinetuneJob(
+            "ner", model_dir, data, {"batch_size": 32, "lr": 5e-3}, tmp_path / "b", work, settings
+        ),
         **args,
     )
     fresh = run_finetune(
-        "ner",
-        model_dir,
-        data,
-        {"batch_size": 32, "lr": 5e-3},
-        tmp_path / "c",
-        tmp_path / "w2",
-        settings,
+        FinetuneJob(
+            "ner",
+            model_dir,
+            data,
+            {"batch_size": 32, "lr": 5e-3},
+            tmp_path / "c",
+            tmp_path / "w2",
+            settings,
+        ),
         **args,
     )
     assert other == fresh
     # keep_work_dir: the state and the weights of the last and the selected epoch only, and the
-    # run's log (xling.joblog)
+    # run's log (xling.jobs.joblog)
     kept = {p.name for p in work.iterdir()}
     epochs = {"epoch002.pt", f"epoch{other['selected_epoch']:03d}.pt"}
     assert kept == {"state.pt", "history.log", *epochs}
@@ -338,13 +345,15 @@ def test_parsing_end_to_end(world_dir, tmp_path):
     model_dir = make_model(world_dir, tmp_path)
     out = tmp_path / "out"
     metrics = run_finetune(
-        "parsing",
-        model_dir,
-        task_data(root, "parsing"),
-        {"batch_size": 8, "lr": 5e-3},
-        out,
-        tmp_path / "work",
-        FinetuneSettings(epochs=3, seed=1, max_length=48, arc_dim=32, label_dim=16),
+        FinetuneJob(
+            "parsing",
+            model_dir,
+            task_data(root, "parsing"),
+            {"batch_size": 8, "lr": 5e-3},
+            out,
+            tmp_path / "work",
+            FinetuneSettings(epochs=3, seed=1, max_length=48, arc_dim=32, label_dim=16),
+        )
     )
     assert metrics["metric"] == "las"
     assert metrics["dev"]["en"] > 0.5  # a fixed word order: well above chance
@@ -366,15 +375,17 @@ def test_parsing_can_exclude_punctuation(world_dir, tmp_path):
     root = world_dir[0]
     model_dir = make_model(world_dir, tmp_path)
     metrics = run_finetune(
-        "parsing",
-        model_dir,
-        task_data(root, "parsing"),
-        {"batch_size": 32, "lr": 5e-3},
-        tmp_path / "out",
-        tmp_path / "work",
-        FinetuneSettings(
-            epochs=1, seed=1, max_length=48, arc_dim=16, label_dim=8, exclude_punct=True
-        ),
+        FinetuneJob(
+            "parsing",
+            model_dir,
+            task_data(root, "parsing"),
+            {"batch_size": 32, "lr": 5e-3},
+            tmp_path / "out",
+            tmp_path / "work",
+            FinetuneSettings(
+                epochs=1, seed=1, max_length=48, arc_dim=16, label_dim=8, exclude_punct=True
+            ),
+        )
     )
     assert metrics["metric"] == "las_no_punct"
 
@@ -385,13 +396,15 @@ def test_xnli_end_to_end(world_dir, tmp_path):
     out = tmp_path / "out"
     hp = {"batch_size": 8, "encoder_lr": 1e-3, "classifier_lr": 1e-2}
     metrics = run_finetune(
-        "xnli",
-        model_dir,
-        task_data(root, "xnli"),
-        hp,
-        out,
-        tmp_path / "work",
-        FinetuneSettings(epochs=3, epoch_size=400, seed=1, max_length=24),
+        FinetuneJob(
+            "xnli",
+            model_dir,
+            task_data(root, "xnli"),
+            hp,
+            out,
+            tmp_path / "work",
+            FinetuneSettings(epochs=3, epoch_size=400, seed=1, max_length=24),
+        )
     )
     assert metrics["hp_id"] == "bs8_elr0.001_clr0.01"
     assert metrics["metric"] == "accuracy"
@@ -411,44 +424,52 @@ def test_bad_input_fails_before_training(world_dir, tmp_path):
     data = TaskData(train=data.train, dev=data.dev, test={"fr": bad})
     with pytest.raises(DataFormatError, match=r"fr_test.txt:2: tag 'B-MISC' is not among"):
         run_finetune(
-            "ner",
-            model_dir,
-            data,
-            {"batch_size": 8, "lr": 1e-3},
-            tmp_path / "o",
-            tmp_path / "w",
-            FinetuneSettings(epochs=1, seed=1, max_length=48),
+            FinetuneJob(
+                "ner",
+                model_dir,
+                data,
+                {"batch_size": 8, "lr": 1e-3},
+                tmp_path / "o",
+                tmp_path / "w",
+                FinetuneSettings(epochs=1, seed=1, max_length=48),
+            )
         )
     assert not (tmp_path / "w").exists()
     with pytest.raises(ValueError, match=r"language\(s\) \['de'\]"):
         run_finetune(
-            "ner",
-            model_dir,
-            TaskData(data.train, {"en": data.dev["en"], "de": data.dev["en"]}),
-            {"batch_size": 8, "lr": 1e-3},
-            tmp_path / "o",
-            tmp_path / "w",
-            FinetuneSettings(epochs=1, seed=1, max_length=48),
+            FinetuneJob(
+                "ner",
+                model_dir,
+                TaskData(data.train, {"en": data.dev["en"], "de": data.dev["en"]}),
+                {"batch_size": 8, "lr": 1e-3},
+                tmp_path / "o",
+                tmp_path / "w",
+                FinetuneSettings(epochs=1, seed=1, max_length=48),
+            )
         )
     with pytest.raises(ValueError, match="exactly"):
         run_finetune(
-            "ner",
-            model_dir,
-            data,
-            {"batch_size": 8},
-            tmp_path / "o",
-            tmp_path / "w",
-            FinetuneSettings(epochs=1, seed=1, max_length=48),
+            FinetuneJob(
+                "ner",
+                model_dir,
+                data,
+                {"batch_size": 8},
+                tmp_path / "o",
+                tmp_path / "w",
+                FinetuneSettings(epochs=1, seed=1, max_length=48),
+            )
         )
     with pytest.raises(ValueError, match=r"max_positions 48 .*tasks\.ner\.max_length"):
         run_finetune(
-            "ner",
-            model_dir,
-            data,
-            {"batch_size": 8, "lr": 1e-3},
-            tmp_path / "o",
-            tmp_path / "w",
-            FinetuneSettings(epochs=1, seed=1, max_length=64),
+            FinetuneJob(
+                "ner",
+                model_dir,
+                data,
+                {"batch_size": 8, "lr": 1e-3},
+                tmp_path / "o",
+                tmp_path / "w",
+                FinetuneSettings(epochs=1, seed=1, max_length=64),
+            )
         )
 
 

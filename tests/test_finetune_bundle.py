@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from tests.finetune_world import build_world, make_model, task_data
-from xling.finetune import FinetuneSettings, run_finetune
+from xling.finetune import FinetuneJob, FinetuneSettings, run_finetune
 from xling.finetune.bundle import run_model_job
-from xling.finetune.done import DONE, done_digest
+from xling.jobs.done import DONE, done_digest
 
 torch.set_num_threads(1)
 NER = {"epochs": 1, "max_length": 48}
@@ -70,15 +70,17 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
 
     # The same run as a job of its own gives the same numbers.
     single = run_finetune(
-        "ner",
-        model,
-        task_data(root, "ner"),
-        runs[0]["hp"],
-        tmp_path / "single",
-        tmp_path / "single_work",
-        FinetuneSettings.from_config("ner", NER, seed=1, source_lang="en"),
-        pair="en-fr",
-        variant="default",
+        FinetuneJob(
+            "ner",
+            model,
+            task_data(root, "ner"),
+            runs[0]["hp"],
+            tmp_path / "single",
+            tmp_path / "single_work",
+            FinetuneSettings.from_config("ner", NER, seed=1, source_lang="en"),
+            pair="en-fr",
+            variant="default",
+        )
     )
     assert single["dev"]["en"] == results[0]["dev"]["en"] and single["test"] == results[0]["test"]
 
@@ -89,9 +91,9 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
     job.unlink()
     trained = []
 
-    def counting(task, *args, **kwargs):  # run_finetune, noting which tasks it trains
-        trained.append(task)
-        return run_finetune(task, *args, **kwargs)
+    def counting(job, **kwargs):  # run_finetune, noting which tasks it trains
+        trained.append(job.task)
+        return run_finetune(job, **kwargs)
 
     monkeypatch.setattr("xling.finetune.run_finetune", counting)
     again = run_model_job(model, runs, job)
@@ -116,7 +118,7 @@ def test_runs_of_one_model_in_one_process_match_single_jobs_and_resume(
 
 
 def test_a_done_record_of_other_settings_is_deleted_before_the_run_is_redone(tmp_path):
-    from xling.finetune.done import DONE, finished, mark_done
+    from xling.jobs.done import DONE, finished, mark_done
 
     mark_done(tmp_path, {"lr": 1}, {"dev": 0.5})
     assert finished(tmp_path, {"lr": 1}) == {"dev": 0.5}
@@ -129,7 +131,7 @@ def test_a_run_killed_before_its_done_record_resumes_after_its_last_epoch(
     world_dir, tmp_path, monkeypatch, caplog
 ):
     """Its work directory stays until done.json is written, so the rerun trains no epoch again."""
-    from xling.finetune import bundle
+    from xling.jobs import done
 
     root = world_dir[0]
     model = make_model(world_dir, tmp_path)
@@ -138,7 +140,7 @@ def test_a_run_killed_before_its_done_record_resumes_after_its_last_epoch(
     def killed(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(bundle, "mark_done", killed)
+    monkeypatch.setattr(done, "mark_done", killed)
     with pytest.raises(KeyboardInterrupt):
         run_model_job(model, runs, tmp_path / "runs.json")
     assert any(Path(runs[0]["work_dir"]).iterdir()), "the epochs went before the done record"

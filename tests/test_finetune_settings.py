@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from xling import config as xconfig
+from xling import study
 from xling.finetune import FinetuneSettings
 from xling.finetune.settings import GRID_LEVEL_KEYS
 
@@ -18,7 +18,7 @@ SECTION = {"epochs": 3, "max_length": 64}
 
 def test_shipped_task_sections_all_build_settings(repo):
     for name in ("config/demo.yaml", "config/config.yaml"):
-        config = xconfig.load(repo / name, repo / "config/schema.yaml")
+        config = study.load(repo / name, repo / "config/schema.yaml")
         for task, section in config["tasks"].items():
             settings = FinetuneSettings.from_config(task, section, seed=config["seed"])
             assert (settings.epochs, settings.max_length) == (
@@ -26,7 +26,7 @@ def test_shipped_task_sections_all_build_settings(repo):
                 section["max_length"],
             )
             assert settings.seed == config["seed"] and settings.source_lang == "en"
-    paper = xconfig.load(repo / "config/config.yaml", repo / "config/schema.yaml")
+    paper = study.load(repo / "config/config.yaml", repo / "config/schema.yaml")
     xnli = FinetuneSettings.from_config("xnli", paper["tasks"]["xnli"], seed=0, source_lang="fr")
     assert (xnli.epochs, xnli.epoch_size, xnli.source_lang) == (200, 20_000, "fr")
     parsing = FinetuneSettings.from_config("parsing", paper["tasks"]["parsing"], seed=0)

@@ -1,5 +1,5 @@
 """A finished job's outputs kept as links in its work directory, and put back by a rerun of the
-same job after Snakemake deleted them (xling.finished)."""
+same job after Snakemake deleted them (xling.jobs.finished)."""
 
 import json
 import os
@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from xling import finished
+from xling.base import digest
+from xling.jobs import finished
 
 KEY = {"job": {"lr": 0.001, "steps": (1, 2)}, "figure_title": "en-fr"}
 
@@ -106,13 +107,14 @@ def test_without_hard_links_the_outputs_are_copied(job, monkeypatch):
 
 
 def test_the_source_digest_follows_the_packages_code(tmp_path, monkeypatch):
+    assert (digest.PACKAGE_ROOT / "jobs" / "finished.py").is_file()  # the whole package
     package = tmp_path / "xling"
     (package / "pretrain").mkdir(parents=True)
     (package / "pretrain" / "loop.py").write_text("STEPS = 1\n")
-    monkeypatch.setattr(finished, "__file__", str(package / "finished.py"))
-    first = finished.source_digest()
-    assert first == finished.source_digest()
+    monkeypatch.setattr(digest, "PACKAGE_ROOT", package)
+    first = digest.source_digest()
+    assert first == digest.source_digest()
     (package / "optim.py").write_text("BETA = 0.9\n")
-    second = finished.source_digest()
+    second = digest.source_digest()
     (package / "pretrain" / "loop.py").write_text("STEPS = 2\n")
-    assert len({first, second, finished.source_digest()}) == 3
+    assert len({first, second, digest.source_digest()}) == 3

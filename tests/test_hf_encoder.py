@@ -15,9 +15,9 @@ from tests.hf_world import build_tiny_bert, write_world_files
 from xling.analysis.representations import framing, mean_pooled_layers
 from xling.analysis.similarity import cka_rows
 from xling.contracts.ner import TaggedSentence
-from xling.finetune import FinetuneSettings, run_finetune
+from xling.finetune import FinetuneJob, FinetuneSettings, run_finetune
+from xling.finetune.fitting import job_fingerprint
 from xling.finetune.grid import TASK_HP_KEYS
-from xling.finetune.run import job_fingerprint
 from xling.finetune.tasks import TASK_NAMES, make_task
 from xling.model import (
     EncoderConfig,
@@ -171,16 +171,18 @@ def test_every_task_fine_tunes_bert(world, task, tmp_path):
     settings = FinetuneSettings(epochs=2, seed=1, max_length=48, arc_dim=32, label_dim=16)
     out, saved = tmp_path / "out", tmp_path / "encoder"
     metrics = run_finetune(
-        task,
-        bert_dir,
-        task_data(root, task),
-        hyperparameters(task),
-        out,
-        tmp_path / "work",
-        settings,
+        FinetuneJob(
+            task,
+            bert_dir,
+            task_data(root, task),
+            hyperparameters(task),
+            out,
+            tmp_path / "work",
+            settings,
+            random_init=random_init,
+            save_encoder_to=saved,
+        ),
         keep_work_dir=True,
-        random_init=random_init,
-        save_encoder_to=saved,
     )
     assert json.loads((out / "metrics.json").read_text()) == metrics
     assert metrics["random_init"] == random_init
@@ -223,12 +225,14 @@ def test_random_init_group_enters_the_fingerprint(world, bert):
     assert {k: v for k, v in group.items() if k != "random_init"} == plain
     with pytest.raises(ValueError, match="'5'"):
         run_finetune(
-            "ner",
-            bert_dir,
-            task_data(root, "ner"),
-            {"batch_size": 8, "lr": 0.01},
-            root / "o",
-            root / "w",
-            settings,
-            random_init="5",
+            FinetuneJob(
+                "ner",
+                bert_dir,
+                task_data(root, "ner"),
+                {"batch_size": 8, "lr": 0.01},
+                root / "o",
+                root / "w",
+                settings,
+                random_init="5",
+            )
         )

@@ -1,10 +1,10 @@
-"""A training job's log over its attempts (xling.joblog): Snakemake empties the rule's log
+"""A training job's log over its attempts (xling.jobs.joblog): Snakemake empties the rule's log
 before each attempt, so the job keeps its own lines and writes the earlier ones first."""
 
 import io
 import logging
 
-from xling import finished, joblog
+from xling.jobs import finished, joblog
 
 
 def test_replay_writes_the_lines_between_a_header_and_an_end_or_nothing(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from seqeval.metrics import f1_score
 from seqeval.scheme import IOB2
 
-from xling.finetune.items import read_test_items, write_test_items
+from xling.contracts.items import read_test_items, write_test_items
 from xling.finetune.metrics import (
     accuracy,
     accuracy_items,

@@ -5,16 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from xling import config as xconfig
-from xling.config import ConfigError
-from xling.monolingual import plan
+from xling import study
+from xling.study import ConfigError
+from xling.study.plan.section5 import plan
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def demo():
-    return xconfig.load(REPO / "config" / "demo.yaml")
+    return study.load(REPO / "config" / "demo.yaml")
 
 
 def test_the_demo_plans_every_language_en_prime_and_the_bilingual_models(demo):
@@ -48,23 +48,23 @@ def test_without_the_section_nothing_is_planned(demo):
     ],
 )
 def test_an_inconsistent_section_is_rejected_naming_the_key(demo, change, message):
-    raw = xconfig.load_yaml(REPO / "config" / "demo.yaml")
+    raw = study.load_yaml(REPO / "config" / "demo.yaml")
     broken = copy.deepcopy(raw)
     change(broken)
     with pytest.raises(ConfigError, match=message):
-        xconfig.validate(broken)
+        study.validate(broken)
 
 
 def test_the_paper_study_needs_tatoeba_and_fasttext_downloads():
-    raw = xconfig.load_yaml(REPO / "config" / "config.yaml")
-    xconfig.validate(copy.deepcopy(raw))
+    raw = study.load_yaml(REPO / "config" / "config.yaml")
+    study.validate(copy.deepcopy(raw))
     del raw["data"]["tatoeba"]
     with pytest.raises(ConfigError, match=r"'data\.tatoeba' is required"):
-        xconfig.validate(raw)
+        study.validate(raw)
 
 
 def test_a_section_5_pair_without_a_tatoeba_code_names_the_key_and_the_code_s_kind():
-    raw = xconfig.load_yaml(REPO / "config" / "config.yaml")
+    raw = study.load_yaml(REPO / "config" / "config.yaml")
     del raw["data"]["tatoeba"]["codes"]["de"]
     with pytest.raises(ConfigError, match=r"'data\.tatoeba\.codes'.*'en-de'.*e\.g\. es: spa"):
-        xconfig.validate(raw)
+        study.validate(raw)

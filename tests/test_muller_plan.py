@@ -5,43 +5,45 @@ from pathlib import Path
 
 import pytest
 
-from xling import config as xconfig
-from xling.config import ConfigError
-from xling.muller.plan import REFERENCE, check_group, plan
+from xling import study
+from xling.muller import REFERENCE
+from xling.study import ConfigError
+from xling.study.checks.muller import check_group
+from xling.study.plan.muller import plan
 
 CONFIGS = Path(__file__).resolve().parents[1] / "config"
 
 
 @pytest.fixture(scope="module")
 def demo():
-    return xconfig.load(CONFIGS / "demo.yaml")
+    return study.load(CONFIGS / "demo.yaml")
 
 
 @pytest.fixture(scope="module")
 def paper():
-    return xconfig.load(CONFIGS / "config.yaml")
+    return study.load(CONFIGS / "config.yaml")
 
 
 def test_every_source_runs_table1_groups_and_the_table5_source_runs_table5_groups(demo):
-    study = plan(demo)
-    en = study.setup("transfer", "parsing", "en")
-    ru = study.setup("transfer", "parsing", "ru")
+    mplan = plan(demo)
+    en = mplan.setup("transfer", "parsing", "en")
+    ru = mplan.setup("transfer", "parsing", "ru")
     assert en.groups[0] == ru.groups[0] == REFERENCE
     assert set(demo["muller"]["groups"]["table1"]) <= set(ru.groups)
     assert set(demo["muller"]["groups"]["table5"]) <= set(en.groups)
     assert "all" not in ru.groups and len(en.groups) == len(set(en.groups))
     assert [e.lang for e in en.evaluations] == demo["muller"]["languages"]
-    domain = study.setup("domain", "ner", "en")
+    domain = mplan.setup("domain", "ner", "en")
     assert {e.name for e in domain.evaluations} == {"en", "en_cc", "fr"}
     assert domain.groups == (REFERENCE, *demo["muller"]["groups"]["table2"])
 
 
 def test_runs_cover_groups_seeds_and_grid_and_jobs_follow_runs_per_job(demo, paper):
-    study = plan(demo)
-    setup = study.setup("transfer", "pos", "ru")
-    runs = study.runs(setup)
+    mplan = plan(demo)
+    setup = mplan.setup("transfer", "pos", "ru")
+    runs = mplan.runs(setup)
     assert len(runs) == len(setup.groups) * len(demo["muller"]["seeds"])
-    assert study.jobs(setup) == ["all"]
+    assert mplan.jobs(setup) == ["all"]
     paper_study = plan(paper)
     setup = paper_study.setup("transfer", "parsing", "ar")
     assert len(paper_study.jobs(setup)) == len(setup.groups) * 5 * 6  # seeds x grid points
@@ -49,15 +51,15 @@ def test_runs_cover_groups_seeds_and_grid_and_jobs_follow_runs_per_job(demo, pap
 
 
 def test_a_domain_setup_reads_the_transfer_runs_it_would_train_again(demo):
-    study = plan(demo)
-    transfer = study.setup("transfer", "ner", "en")
-    domain = study.setup("domain", "ner", "en")
-    assert domain.runs_of == transfer.key and study.jobs(domain) == []
-    assert {r.path for r in study.runs(domain)} <= {r.path for r in study.runs(transfer)}
+    mplan = plan(demo)
+    transfer = mplan.setup("transfer", "ner", "en")
+    domain = mplan.setup("domain", "ner", "en")
+    assert domain.runs_of == transfer.key and mplan.jobs(domain) == []
+    assert {r.path for r in mplan.runs(domain)} <= {r.path for r in mplan.runs(transfer)}
     # the transfer runs also score the other domain, but report only their own sets
     assert [e.name for e in transfer.shared_evaluations] == ["en_cc"]
     assert [e.name for e in transfer.evaluations] == demo["muller"]["languages"]
-    assert not study.setup("transfer", "ner", "ru").shared_evaluations
+    assert not mplan.setup("transfer", "ner", "ru").shared_evaluations
 
 
 @pytest.mark.parametrize(
@@ -70,11 +72,11 @@ def test_a_domain_setup_reads_the_transfer_runs_it_would_train_again(demo):
 def test_a_domain_setup_that_differs_trains_its_own_runs(demo, change):
     config = copy.deepcopy(demo)
     config["muller"]["domain"]["tasks"]["ner"].update(change)
-    study = plan(config)
-    assert study.setup("domain", "ner", "en").runs_of == ""
-    assert study.jobs(study.setup("domain", "ner", "en")) == ["all"]
-    assert not study.setup("transfer", "ner", "en").shared_evaluations
-    assert study.setup("domain", "pos", "en").runs_of  # the other tasks still share
+    mplan = plan(config)
+    assert mplan.setup("domain", "ner", "en").runs_of == ""
+    assert mplan.jobs(mplan.setup("domain", "ner", "en")) == ["all"]
+    assert not mplan.setup("transfer", "ner", "en").shared_evaluations
+    assert mplan.setup("domain", "pos", "en").runs_of  # the other tasks still share
 
 
 def test_a_domain_group_the_transfer_does_not_run_keeps_its_own_runs(demo):
@@ -84,12 +86,12 @@ def test_a_domain_group_the_transfer_does_not_run_keeps_its_own_runs(demo):
 
 
 def test_similarity_is_measured_by_the_reference_and_figure2_runs_of_its_sources(demo):
-    study = plan(demo)
+    mplan = plan(demo)
     measured = {
         (run.setup.source, run.group)
-        for setup in study.setups
-        for run in study.runs(setup)
-        if study.measures_similarity(run)
+        for setup in mplan.setups
+        for run in mplan.runs(setup)
+        if mplan.measures_similarity(run)
     }
     assert measured == {
         ("en", REFERENCE),
@@ -102,10 +104,10 @@ def test_similarity_is_measured_by_the_reference_and_figure2_runs_of_its_sources
     [("13", "beyond the model's 12 layers"), ("3-1", "empty range"), ("x", "not a layer group")],
 )
 def test_bad_groups_are_rejected_naming_the_key(demo, group, message):
-    config = xconfig.load_yaml(CONFIGS / "demo.yaml")
+    config = study.load_yaml(CONFIGS / "demo.yaml")
     config["muller"]["groups"]["table5"] = ["1-2", group]
     with pytest.raises(ConfigError, match=r"muller\.groups\.table5\[1\]") as error:
-        xconfig.validate(config)
+        study.validate(config)
     assert message in str(error.value)
 
 
@@ -117,10 +119,10 @@ def test_group_zero_is_the_embedding_layer_and_all_is_accepted():
 
 
 def test_a_source_without_training_data_is_rejected_naming_the_key(paper):
-    config = xconfig.load_yaml(CONFIGS / "config.yaml")
+    config = study.load_yaml(CONFIGS / "config.yaml")
     config["muller"]["sources"] = ["en", "ru", "ar", "fr"]
     with pytest.raises(ConfigError, match=r"muller\.tasks\.parsing\.train.*'fr'"):
-        xconfig.validate(config)
+        study.validate(config)
 
 
 @pytest.mark.parametrize(
@@ -135,13 +137,13 @@ def test_a_source_without_training_data_is_rejected_naming_the_key(paper):
     ],
 )
 def test_inconsistent_settings_are_rejected_naming_the_key(demo, change, key):
-    config = xconfig.load_yaml(CONFIGS / "demo.yaml")
+    config = study.load_yaml(CONFIGS / "demo.yaml")
     change(config["muller"])
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
-        xconfig.validate(config)
+        study.validate(config)
 
 
 def test_without_the_section_nothing_is_planned(demo):
-    config = xconfig.load_yaml(CONFIGS / "demo.yaml")
+    config = study.load_yaml(CONFIGS / "demo.yaml")
     del config["muller"]
-    assert plan(xconfig.validate(config)) is None
+    assert plan(study.validate(config)) is None

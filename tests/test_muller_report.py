@@ -307,7 +307,8 @@ def test_every_table_is_written_in_three_forms(tmp_path):
     scores, _ = _correlation_inputs()
     scores = pd.concat([_scores(), scores], ignore_index=True)
     outputs = _outputs(tmp_path, ("csv", "md", "tex"), muller_tables.TABLE_NAMES)
-    written = muller_tables.write_tables(scores, _figure_similarity(), outputs, study="demo")
+    settings = muller_tables.TableSettings(study="demo")
+    written = muller_tables.write_tables(scores, _figure_similarity(), outputs, settings)
     assert written == list(muller_tables.TABLE_NAMES)
     for path in outputs.values():
         assert Path(path).stat().st_size > 0
@@ -315,6 +316,17 @@ def test_every_table_is_written_in_three_forms(tmp_path):
     assert {"Ref", "Ref std", "Ref paper", "Ref diff"} <= set(table1.columns)
     assert "85.00 ± 7.07 (88.98)" in (tmp_path / "table1.md").read_text()
     assert r"\toprule" in (tmp_path / "table6.tex").read_text()
+
+
+def test_outputs_name_every_file_of_a_table_or_figure_or_none():
+    kinds = ("csv", "md", "tex")
+    outputs = {"table1_csv": "1.csv", "table1_md": "1.md", "table1_tex": "1.tex", "table4_md": "4"}
+    assert muller_scores.named_outputs(outputs, muller_tables.TABLE_NAMES, kinds) == {
+        "table1": ("1.csv", "1.md", "1.tex")  # no table4_csv: Table 4 is not written
+    }
+    outputs["table2_csv"] = "2.csv"
+    with pytest.raises(ValueError, match="table2_csv but not table2_md, table2_tex"):
+        muller_scores.named_outputs(outputs, muller_tables.TABLE_NAMES, kinds)
 
 
 @pytest.fixture(autouse=True)
@@ -376,8 +388,8 @@ def test_figure3_gives_each_task_its_own_line_style_and_marker(tmp_path, kept_fi
     scores = pd.concat([scores, scores.assign(task="pos")], ignore_index=True)
     finetuned = similarity[similarity["model"] == "finetuned"]
     similarity = pd.concat([similarity, finetuned.assign(task="pos")], ignore_index=True)
-    paths = [tmp_path / f"f3.{kind}" for kind in ("png", "pdf", "csv")]
-    muller_figures.figure3(scores, similarity, *paths)
+    files = muller_figures.FigureFiles(*(tmp_path / f"f3.{kind}" for kind in ("png", "pdf", "csv")))
+    muller_figures.figure3(scores, similarity, files)
     for ax in kept_figures[0].axes:
         lines = {line.get_label(): line for line in ax.get_lines()}  # and the axhline's "_child"
         assert {"POS", "NER"} == {label for label in lines if not label.startswith("_")}
@@ -399,15 +411,15 @@ def _en_ru_similarity(layers=range(7)):
 
 
 def test_figure1_marks_the_papers_three_peaks_once_with_each_number(tmp_path, kept_figures):
-    paths = [tmp_path / f"f1.{kind}" for kind in ("png", "pdf", "csv")]
-    muller_figures.figure1(_en_ru_similarity(), *paths)
+    files = muller_figures.FigureFiles(*(tmp_path / f"f1.{kind}" for kind in ("png", "pdf", "csv")))
+    muller_figures.figure1(_en_ru_similarity(), files)
     ax = kept_figures[0].axes[0]
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     peaks = [label for label in labels if label.startswith("paper")]
     assert peaks == ["paper peak (x100): Parsing 78.1, POS 78.1, NER 78.2"]
     assert [text.get_text() for text in ax.texts] == ["paper: 78.1-78.2 at layer 5"]
     kept_figures.clear()
-    muller_figures.figure1(_en_ru_similarity(range(5)), *paths)  # no layer 5: no paper peak
+    muller_figures.figure1(_en_ru_similarity(range(5)), files)  # no layer 5: no paper peak
     labels = [text.get_text() for text in kept_figures[0].axes[0].get_legend().get_texts()]
     assert not [label for label in labels if label.startswith("paper")]
 
@@ -417,13 +429,15 @@ def test_figures_fall_back_to_the_first_target_present(tmp_path):
     means = muller_figures.mean_similarity(similarity)
     source, target, note = muller_figures.choose_pair(means, "en", "ru")
     assert (source, target) == ("en", "fr") and "en-ru not computed" in note
-    data = muller_figures.figure1(
-        similarity, tmp_path / "f1.png", tmp_path / "f1.pdf", tmp_path / "f1.csv"
+    files = muller_figures.FigureFiles(
+        tmp_path / "f1.png", tmp_path / "f1.pdf", tmp_path / "f1.csv"
     )
+    data = muller_figures.figure1(similarity, files)
     assert set(data["target"]) == {"fr"}
-    nothing = muller_figures.figure2(
-        similarity.iloc[0:0], tmp_path / "f2.png", tmp_path / "f2.pdf", tmp_path / "f2.csv"
+    files = muller_figures.FigureFiles(
+        tmp_path / "f2.png", tmp_path / "f2.pdf", tmp_path / "f2.csv"
     )
+    nothing = muller_figures.figure2(similarity.iloc[0:0], files)
     assert nothing.empty and (tmp_path / "f2.pdf").stat().st_size > 0
 
 

@@ -12,8 +12,8 @@ import torch
 from tests.finetune_world import LANGS, World
 from tests.hf_world import build_tiny_bert, write_world_files
 from xling.finetune import FinetuneSettings
-from xling.finetune.done import done_digest
 from xling.finetune.tasks import make_task
+from xling.jobs.done import done_digest
 from xling.model import load_encoder_tokenizer
 from xling.muller import runner
 from xling.muller.collect import score_rows, select_runs, similarity_rows
@@ -68,7 +68,7 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     args = ("pos", "en", SETTINGS, runs, cache, job)
     parallel = {"parallel_path": tmp_path / "parallel.pt"}
     resamples = {"count": 5, "seed": 3}
-    results = runner.run_job(str(model), *args, **parallel, resamples=resamples)
+    results = runner.run_job(runner.MullerJob(str(model), *args, **parallel, resamples=resamples))
     assert [m["random_init"] for m in results] == [None, "1-2"]
     assert all(0 <= m["test"]["en_other"] <= 1 for m in results)
     listed = json.loads(job.read_text())
@@ -87,12 +87,14 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
     # declared output, as before any rerun (the runs' done.json lie beside it, undeclared)
     job.unlink()
     monkeypatch.setattr("xling.finetune.run_finetune", _no_training)
-    again = runner.run_job(str(model), *args, **parallel, resamples=resamples)
+    again = runner.run_job(runner.MullerJob(str(model), *args, **parallel, resamples=resamples))
     assert again == results
     # other resamples: only the run that measures similarity is run again (its encoder is gone)
     trained = []
     monkeypatch.setattr("xling.finetune.run_finetune", _recording(trained, results[0]))
-    runner.run_job(str(model), *args, **parallel, resamples={"count": 6, "seed": 3})
+    runner.run_job(
+        runner.MullerJob(str(model), *args, **parallel, resamples={"count": 6, "seed": 3})
+    )
     assert trained == [str(tmp_path / "ref")]
     # the job file lists the same directories, and says which run changed (Snakemake reruns a
     # consumer of a newer file only if its content changed)
@@ -106,7 +108,7 @@ def test_a_job_runs_reference_and_random_init_from_one_cache_and_resumes(
         if not change:  # the parallel sentences rebuilt (fewer of them)
             torch.save(parallel_ids(tokenizer, words, 6), tmp_path / "parallel.pt")
         kept = {"resamples": {"count": 6, "seed": 3}, **change}
-        runner.run_job(str(model), *args, **parallel, **kept)
+        runner.run_job(runner.MullerJob(str(model), *args, **parallel, **kept))
         assert trained == [str(tmp_path / "ref")], change
 
     table = [
@@ -129,8 +131,8 @@ def _no_training(*args, **kwargs):
 
 
 def _recording(trained, metrics):
-    def run_finetune(task, model, init, hp, run_dir, *args, on_done=None, **kwargs):
-        trained.append(str(run_dir))
+    def run_finetune(job, *, on_done=None, **kwargs):
+        trained.append(str(job.out_dir))
         if on_done is not None:
             on_done(metrics)
         return metrics
@@ -150,8 +152,10 @@ def test_a_fine_tuned_model_measures_its_own_source_against_the_others(world, tm
     run = {"group": "ref", "seed": 1, "hp": {"batch_size": 8, "lr": 0.001}, "similarity": True}
     run["dir"] = str(tmp_path / "ref")
     runner.run_job(
-        str(model), "pos", "fr", SETTINGS, [run], cache, tmp_path / "job.json",
-        parallel_path=tmp_path / "parallel.pt",
+        runner.MullerJob(
+            str(model), "pos", "fr", SETTINGS, [run], cache, tmp_path / "job.json",
+            parallel_path=tmp_path / "parallel.pt",
+        )
     )  # fmt: skip
     measured = pd.read_csv(tmp_path / "ref" / "similarity.csv")
     assert set(measured["source"]) == {"fr"}
@@ -169,4 +173,6 @@ def test_inputs_longer_than_the_model_takes_name_the_muller_key(world, tmp_path)
     ]
     settings = {**SETTINGS, "max_length": 100}  # the tiny BERT has 64 positions
     with pytest.raises(ValueError, match=r"max_positions 64 .*config key muller\.tasks\.pos\."):
-        runner.run_job(str(model), "pos", "en", settings, runs, cache, tmp_path / "job.json")
+        runner.run_job(
+            runner.MullerJob(str(model), "pos", "en", settings, runs, cache, tmp_path / "job.json")
+        )

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 import torch
 
-from xling.optim import EagerAdam
+from xling.model.optim import EagerAdam
 from xling.pretrain.optim import InverseSqrtWithWarmup
 
 
@@ -78,7 +78,7 @@ def test_building_stepping_and_saving_it_does_not_import_dynamo():
         import sys
         import torch
         from xling.finetune.training import make_scheduler
-        from xling.optim import EagerAdam
+        from xling.model.optim import EagerAdam
         from xling.pretrain.optim import build_optimizer
 
         model = torch.nn.Linear(4, 2)

@@ -1,7 +1,7 @@
 import pytest
 
 from xling.acquire.paraphrases import import_paraphrases
-from xling.errors import InputFileError
+from xling.base.errors import InputFileError
 
 
 def test_paraphrases_are_copied_when_line_aligned(tmp_path):

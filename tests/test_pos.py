@@ -10,10 +10,10 @@ import torch
 from torch import nn
 
 from tests.finetune_world import build_world, make_model, task_data
+from xling.base.errors import DataFormatError
 from xling.contracts import layout
 from xling.contracts.conllu import UPOS_TAGS, read_conllu
-from xling.errors import DataFormatError
-from xling.finetune import TASK_HP_KEYS, FinetuneSettings, run_finetune
+from xling.finetune import TASK_HP_KEYS, FinetuneJob, FinetuneSettings, run_finetune
 from xling.finetune.heads import WordTagger
 from xling.finetune.metrics import tag_accuracy
 from xling.finetune.tasks import TASK_NAMES, PosTask, make_task
@@ -157,14 +157,16 @@ def test_pos_end_to_end(world_dir, tmp_path):
     model_dir = make_model(world_dir, tmp_path)
     out = tmp_path / "out"
     metrics = run_finetune(
-        "pos",
-        model_dir,
-        task_data(root, "pos"),
-        {"batch_size": 8, "lr": 5e-3},
-        out,
-        tmp_path / "work",
-        FinetuneSettings(epochs=2, seed=1, max_length=48),
-        pair="en-fr",
+        FinetuneJob(
+            "pos",
+            model_dir,
+            task_data(root, "pos"),
+            {"batch_size": 8, "lr": 5e-3},
+            out,
+            tmp_path / "work",
+            FinetuneSettings(epochs=2, seed=1, max_length=48),
+            pair="en-fr",
+        )
     )
     assert json.loads((out / "metrics.json").read_text()) == metrics
     assert (metrics["task"], metrics["metric"], metrics["hp_id"]) == ("pos", "upos", "bs8_lr0.005")

@@ -9,7 +9,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from xling.errors import EmptyCorpusError, InputFileError
+from xling.base.errors import EmptyCorpusError, InputFileError
 from xling.preprocess import (
     TextPipeline,
     concatenate_files,

@@ -10,7 +10,7 @@ import pytest
 import regex
 from sacremoses import MosesPunctNormalizer
 
-from xling.errors import InputFileError, SettingsError
+from xling.base.errors import InputFileError, SettingsError
 from xling.preprocess import (
     TextPipeline,
     available_segmenters,

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from xling.jobs.worklock import WorkDirLock
 from xling.model import load_pretrained
 from xling.pretrain import PretrainSettings
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
-from xling.worklock import WorkDirLock
 
 
 def torchrun_command(tmp_path) -> list[str]:

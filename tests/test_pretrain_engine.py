@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from xling import finished
+from xling.base import digest
 from xling.model import load_pretrained
 from xling.model.config import has_language_specific_parts
 from xling.papers.wu2020 import SHARING, TABLE1_ROWS
@@ -197,7 +197,7 @@ def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(
     log.unlink()
     changed = lambda: "another version of xling"  # noqa: E731
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(finished, "source_digest", changed)
+        patch.setattr(digest, "source_digest", changed)
         pretrain_in_folder(*job, figure=figure, figure_title="en-fr", log_file=log)
     assert "another job" in log.read_text() and "done: selected" in log.read_text()
     # another job in the same folder (other settings) trains, and its own outputs are kept

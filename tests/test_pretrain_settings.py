@@ -89,10 +89,11 @@ def test_optimizer_follows_the_schedule_and_its_state_round_trips():
 def test_the_paper_study_takes_xlm_recipe_adam_epsilon_and_weight_decay():
     from pathlib import Path
 
-    from xling import config as xconfig
+    from xling import study
+    from xling.study import keys
 
-    config = xconfig.validate(xconfig.load_yaml(Path(__file__).parents[1] / "config/config.yaml"))
-    fields = {k: v for k, v in config["pretrain"].items() if k not in xconfig.PRETRAIN_JOB_KEYS}
+    config = study.validate(study.load_yaml(Path(__file__).parents[1] / "config/config.yaml"))
+    fields = {k: v for k, v in config["pretrain"].items() if k not in keys.PRETRAIN_JOB_KEYS}
     settings = PretrainSettings(**fields)
     assert (settings.adam_eps, settings.weight_decay, settings.adam_betas) == (
         1e-6,

@@ -12,7 +12,7 @@ import torch
 from tests.finetune_world import build_world, make_model, task_data
 from xling.analysis.loading import load_model_and_tokenizer
 from xling.analysis.similarity import cka_rows
-from xling.finetune import FinetuneSettings, run_finetune
+from xling.finetune import FinetuneJob, FinetuneSettings, run_finetune
 from xling.model import (
     EncoderConfig,
     MLMEncoder,
@@ -222,16 +222,18 @@ def test_our_job_with_random_init_saves_the_selected_encoder(tmp_path):
     saved = tmp_path / "saved"
     settings = FinetuneSettings(epochs=2, seed=5, max_length=48)
     metrics = run_finetune(
-        "ner",
-        model_dir,
-        task_data(world[0], "ner"),
-        {"batch_size": 32, "lr": 5e-3},
-        tmp_path / "out",
-        tmp_path / "work",
-        settings,
+        FinetuneJob(
+            "ner",
+            model_dir,
+            task_data(world[0], "ner"),
+            {"batch_size": 32, "lr": 5e-3},
+            tmp_path / "out",
+            tmp_path / "work",
+            settings,
+            random_init="1-2",
+            save_encoder_to=saved,
+        ),
         keep_work_dir=True,
-        random_init="1-2",
-        save_encoder_to=saved,
     )
     assert metrics["random_init"] == "1-2"
     # Expected: the pretrained model, group 1-2 drawn with the job's seed (the frozen French and

@@ -7,20 +7,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xling.finetune.items import hits_string, items_string
+from xling.base.bootstrap import REPLICATE, split_replicates
+from xling.contracts.items import hits_string, items_string
 from xling.finetune.metrics import ratio
 from xling.muller.collect import SCORE_COLUMNS
 from xling.report import claims
 from xling.report.claims import NOT_SUPPORTED, SUPPORTED, Run
 from xling.report.resamples import (
-    REPLICATE,
     TRANSFER_COLUMNS,
     cka_retrieval_resamples,
     figure4_resamples,
     figure6_resamples,
     figure7_resamples,
     muller_score_resamples,
-    split_replicates,
     table1_resamples,
     transfer_resamples,
 )
@@ -207,7 +206,7 @@ def test_agreement_numbers_put_each_differing_claims_numbers_side_by_side(tmp_pa
 
 
 def test_cell_runs_reads_the_selected_grid_points_counts_or_gives_none(tmp_path):
-    from xling.finetune.items import write_test_items
+    from xling.contracts.items import write_test_items
     from xling.report.resamples import cell_runs
 
     cells = [{"variant": "default", "pair": "en-fr", "task": "ner", "target": "fr"}]
@@ -589,7 +588,7 @@ def test_a_figure5_claim_faces_the_resampled_test_sentences(peak, verdict):
 # --------------------------------------------------------------------------- Muller et al.
 def muller_run(tmp_path, experiment, group, items_by_evaluation, dev=0.8):
     """A finished Muller run with its metrics and per-sentence counts, as its job leaves it."""
-    from xling.finetune.items import write_test_items
+    from xling.contracts.items import write_test_items
 
     run_dir = tmp_path / experiment / group
     run_dir.mkdir(parents=True)

@@ -1,11 +1,12 @@
-"""xling.runlog on Snakemake logs written here in Snakemake's own format: the jobs read back, which
+"""xling.report.runlog on Snakemake logs written here in Snakemake's own format: the jobs read
+back, which
 waited on which, the longest chain, and the projection onto other core counts, by hand."""
 
 from datetime import datetime, timedelta
 
 import pytest
 
-from xling.runlog import critical_path, dependencies, projected_minutes, read_jobs
+from xling.report.runlog import critical_path, dependencies, projected_minutes, read_jobs
 
 T0 = datetime(2026, 11, 28, 10, 0, 0)
 

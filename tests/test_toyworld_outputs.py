@@ -388,7 +388,7 @@ def test_tatoeba_pairs_are_aligned_and_distinct(out):
 
 
 def test_atomic_write_leaves_nothing_when_interrupted(tmp_path):
-    from xling.atomic import atomic_write
+    from xling.base.atomic import atomic_write
 
     def chunks():
         yield "first line\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from xling import config as xconfig
+from xling import study
 from xling.acquire.archive import safe_extract
 from xling.acquire.commoncrawl import sample_to_size, text_bytes
 from xling.acquire.ner_import import import_ner
@@ -21,6 +21,7 @@ from xling.contracts import layout
 from xling.contracts.muse import read_muse
 from xling.contracts.ner import read_ner
 from xling.preprocess import extract_wikipedia
+from xling.study import keys
 from xling.toyworld import TINY_SPEC, generate
 from xling.toyworld.api import DATASET, dictionary_languages
 from xling.toyworld.releases import (
@@ -43,7 +44,7 @@ MARKUP = ("[[", "]]", "''", "{{", "}}", "==", "<", "REDIRECT", "Marks articles")
 
 @pytest.fixture(scope="module")
 def paper_config():
-    return xconfig.load(REPO / "config/config.yaml", REPO / "config/schema.yaml")
+    return study.load(REPO / "config/config.yaml", REPO / "config/schema.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +167,7 @@ def test_xnli_zips_import_as_the_toy_world_files(toy, releases, tmp_path):
 def test_ud_release_imports_each_treebank(toy, releases, paper_config, treebanks, tmp_path):
     release = safe_extract(releases[UD_TGZ], tmp_path / "unpacked" / "ud23")
     for lang in treebanks:
-        source = xconfig.ud_source(paper_config, "ud23", lang)
+        source = keys.ud_source(paper_config, "ud23", lang)
         outputs = {split: tmp_path / lang / f"{split}.conllu" for split in source["splits"]}
         counts = import_ud(source, outputs, release)
         assert counts == {split: TINY_SPEC["sizes"]["ud"][split] for split in SPLITS}

@@ -10,13 +10,14 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from xling import config as xconfig
+from xling import study
 from xling.acquire.archive import safe_extract
 from xling.acquire.ud import import_ud
 from xling.analysis.fasttext_vectors import keep_first_words, read_vec
 from xling.analysis.sentences import read_tatoeba
 from xling.contracts import layout
 from xling.preprocess import TextPipeline, tokenize_file
+from xling.study import keys
 from xling.toyworld import TINY_SPEC, generate
 from xling.toyworld.api import DATASET
 from xling.toyworld.releases_analysis import (
@@ -40,7 +41,7 @@ SPLITS = ("train", "dev", "test")
 
 @pytest.fixture(scope="module")
 def paper_config():
-    return xconfig.load(REPO / "config/config.yaml", REPO / "config/schema.yaml")
+    return study.load(REPO / "config/config.yaml", REPO / "config/schema.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +164,7 @@ def test_vectors_differ_between_languages(releases):
 
 def _ud24_sources(paper_config) -> list[dict]:
     return [
-        xconfig.ud_source(paper_config, name, lang)
+        keys.ud_source(paper_config, name, lang)
         for name, dataset in paper_config["data"]["ud"].items()
         if dataset.get("download") == "ud24"
         for lang in dataset["treebanks"]

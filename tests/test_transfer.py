@@ -9,19 +9,20 @@ import torch
 from tests.finetune_world import World, build_tokenizer, build_world, make_model
 from xling.analysis import transfer
 from xling.analysis.transfer import (
+    LayerTransferJob,
     LayerTransferModel,
     TransferEvaluation,
     build_task_layers,
     run_layer_transfer,
 )
 from xling.contracts.conllu import read_conllu
+from xling.contracts.items import read_test_items
 from xling.contracts.ner import read_ner
 from xling.finetune import FinetuneSettings, TaskData
-from xling.finetune import run as run_module
-from xling.finetune.items import read_test_items
+from xling.finetune import fitting as fitting_module
 from xling.finetune.metrics import ratio
 from xling.finetune.tasks import make_task
-from xling.finetune.training import make_scheduler, train_epoch
+from xling.finetune.training import Learner, make_scheduler, train_epoch
 from xling.model import load_pretrained
 from xling.model.encoder import TransformerLayer
 from xling.vocab import SubwordTokenizer
@@ -125,7 +126,8 @@ def test_frozen_parameters_are_bitwise_unchanged_after_training(world_dir, model
     assert not any(p.requires_grad for p in model.encoder.parameters())
     optimizer = torch.optim.Adam(spec.parameter_groups(model, {"lr": 1e-2}))
     scheduler = make_scheduler(optimizer, "constant", 6, 0.1)
-    train_epoch(spec, model, items, list(range(len(items))), 8, "en", optimizer, scheduler, CPU)
+    learner = Learner(spec, model, optimizer, scheduler, CPU)
+    train_epoch(learner, items, list(range(len(items))), 8, "en")
     changed = {name for name, p in model.named_parameters() if not torch.equal(p, before[name])}
     assert changed >= {"task_layers.0.qkv.weight", "task_layers.3.ffn_out.weight"}
     assert "head.output.weight" in changed
@@ -157,19 +159,25 @@ def test_a_layer_deeper_than_the_encoder_is_refused(world_dir, models, tmp_path)
     settings = FinetuneSettings(epochs=1, seed=0, max_length=48)
     args = (english_data(root, "ner"), tmp_path / "out", tmp_path / "work", settings)
     with pytest.raises(ValueError, match=rf"layer 3 does not exist in {models[0]}"):
-        run_layer_transfer("ner", models[0], 3, *args, evaluations={}, hp=HP)
+        run_layer_transfer(LayerTransferJob("ner", models[0], 3, *args, evaluations={}, hp=HP))
     shallow = make_model(world_dir, tmp_path, sep_layers=0, layers=1, name="shallow")
     evaluation = {"fr": (shallow, "fr", root / "ner" / "fr" / "test.txt", None)}
     with pytest.raises(ValueError, match=rf"layer 2 does not exist in {shallow}"):
-        run_layer_transfer("ner", models[0], 2, *args, evaluations=evaluation, hp=HP)
+        run_layer_transfer(
+            LayerTransferJob("ner", models[0], 2, *args, evaluations=evaluation, hp=HP)
+        )
     evaluation = {"fr": (models[1], "fr", root / "ner" / "fr" / "test.txt", torch.eye(16))}
     with pytest.raises(ValueError, match="must be 32 x 32"):
-        run_layer_transfer("ner", models[0], 1, *args, evaluations=evaluation, hp=HP)
+        run_layer_transfer(
+            LayerTransferJob("ner", models[0], 1, *args, evaluations=evaluation, hp=HP)
+        )
     evaluation = {"fr": (models[1], "de", root / "ner" / "fr" / "test.txt", None)}
     with pytest.raises(ValueError, match="has no parts for 'de'"):
-        run_layer_transfer("ner", models[0], 1, *args, evaluations=evaluation, hp=HP)
+        run_layer_transfer(
+            LayerTransferJob("ner", models[0], 1, *args, evaluations=evaluation, hp=HP)
+        )
     with pytest.raises(ValueError, match="supports ner, parsing, not 'xnli'"):
-        run_layer_transfer("xnli", models[0], 1, *args, evaluations={}, hp=HP)
+        run_layer_transfer(LayerTransferJob("xnli", models[0], 1, *args, evaluations={}, hp=HP))
     assert not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
 
 
@@ -193,15 +201,17 @@ def test_ner_job_identity_and_rotation(world_dir, models, tmp_path, monkeypatch)
     }
     out = tmp_path / "out"
     metrics = run_layer_transfer(
-        "ner",
-        source,
-        1,
-        english_data(root, "ner"),
-        out,
-        tmp_path / "work",
-        FinetuneSettings(epochs=3, seed=1, max_length=48),
-        evaluations=evaluations,
-        hp={"batch_size": 16, "lr": 1e-2},
+        LayerTransferJob(
+            "ner",
+            source,
+            1,
+            english_data(root, "ner"),
+            out,
+            tmp_path / "work",
+            FinetuneSettings(epochs=3, seed=1, max_length=48),
+            evaluations=evaluations,
+            hp={"batch_size": 16, "lr": 1e-2},
+        )
     )
     assert json.loads((out / "metrics.json").read_text()) == metrics
     assert metrics["task"] == "ner" and metrics["layer"] == 1 and metrics["task_layers"] == 4
@@ -248,15 +258,17 @@ def test_parsing_job_and_resume(world_dir, models, tmp_path, monkeypatch):
 
     def run(out):
         return run_layer_transfer(
-            "parsing",
-            source,
-            0,
-            english_data(root, "parsing"),
-            out,
-            tmp_path / "work",
-            settings,
-            evaluations={"fr": (target, "fr", fr_test, orthogonal(32, 4))},
-            hp=HP,
+            LayerTransferJob(
+                "parsing",
+                source,
+                0,
+                english_data(root, "parsing"),
+                out,
+                tmp_path / "work",
+                settings,
+                evaluations={"fr": (target, "fr", fr_test, orthogonal(32, 4))},
+                hp=HP,
+            ),
             keep_work_dir=True,
         )
 
@@ -269,6 +281,6 @@ def test_parsing_job_and_resume(world_dir, models, tmp_path, monkeypatch):
     assert all(sentence.heads.count(0) == 1 for sentence in predicted)
     # A rerun finds every epoch in the work directory: it trains nothing and scores the same.
     trained = []
-    monkeypatch.setattr(run_module, "train_epoch", lambda *args: trained.append(args))
+    monkeypatch.setattr(fitting_module, "train_epoch", lambda *args: trained.append(args))
     assert run(tmp_path / "b") == metrics
     assert not trained

@@ -12,7 +12,7 @@ import pytest
 
 from xling.analysis import transfer as transfer_module
 from xling.analysis import transfer_sweep
-from xling.finetune.items import TEST_ITEMS, write_test_items
+from xling.contracts.items import TEST_ITEMS, write_test_items
 from xling.model.config import EncoderConfig
 
 LAYERS = 2
@@ -37,7 +37,8 @@ def sweep(tmp_path, monkeypatch):
     np.savez(tmp_path / "maps.npz", maps=np.stack([np.eye(4)] * (LAYERS + 1)))
     calls, kill_at = [], {"layer": None}
 
-    def fake_layer(task, source_model, layer, data, out_dir, state_dir, finetune, **kwargs):
+    def fake_layer(job, **kwargs):
+        layer, out_dir = job.layer, job.out_dir
         if layer == kill_at["layer"]:
             raise Killed
         version = (tmp_path / "target" / "model.safetensors").read_text()
@@ -56,7 +57,7 @@ def sweep(tmp_path, monkeypatch):
     monkeypatch.setattr(transfer_sweep.FinetuneSettings, "from_config", lambda *a, **k: None)
 
     def run():
-        return transfer_sweep.transfer_sweep(
+        job = transfer_sweep.TransferSweepJob(
             "ner",
             source_model=tmp_path / "source",
             source_files=files,
@@ -70,6 +71,7 @@ def sweep(tmp_path, monkeypatch):
             out_csv=tmp_path / "out.csv",
             work_dir=tmp_path / ".work",
         )  # fmt: skip
+        return transfer_sweep.transfer_sweep(job)
 
     return tmp_path, run, calls, kill_at
 

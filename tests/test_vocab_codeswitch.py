@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xling.errors import InputFileError, SettingsError
+from xling.base.errors import InputFileError, SettingsError
 from xling.vocab import BilingualDictionary, CodeSwitchSettings, codeswitch_file
 
 

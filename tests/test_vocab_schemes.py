@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from xling.errors import EmptyCorpusError, InputFileError, SettingsError
+from xling.base.errors import EmptyCorpusError, InputFileError, SettingsError
 from xling.preprocess import TextPipeline
 from xling.preprocess.synthetic import synthetic_sentences
 from xling.vocab import (

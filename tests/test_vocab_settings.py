@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from xling import config as xconfig
-from xling.errors import SettingsError
+from xling import study
+from xling.base.errors import SettingsError
 from xling.preprocess import TextPipeline
 from xling.vocab import SCHEMES, CodeSwitchSettings, VocabSettings, build_vocabulary
 
@@ -16,7 +16,7 @@ OTHER_VALUES = {"backend": "tokenizers", "bpe_sentences_per_language": 100, "see
 
 @pytest.fixture(params=["config/demo.yaml", "config/config.yaml"])
 def shipped(request, repo):
-    return xconfig.load(repo / request.param, repo / "config/schema.yaml")
+    return study.load(repo / request.param, repo / "config/schema.yaml")
 
 
 def test_every_scheme_of_the_shipped_configs_builds_settings(shipped, tmp_path) -> None:
@@ -86,7 +86,7 @@ def test_missing_keys_unknown_schemes_and_bad_values_are_named() -> None:
 
 
 def test_a_scheme_missing_from_the_config_is_named(repo) -> None:
-    config = xconfig.load(repo / "config/demo.yaml", repo / "config/schema.yaml")
+    config = study.load(repo / "config/demo.yaml", repo / "config/schema.yaml")
     del config["vocab"]["schemes"]["codeswitch"]
     with pytest.raises(SettingsError, match=r"vocab\.schemes has no section .*'codeswitch'"):
         VocabSettings.from_config(config, "codeswitch")

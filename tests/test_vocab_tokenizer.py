@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from xling.errors import InputFileError
+from xling.base.errors import InputFileError
 from xling.preprocess import TextPipeline
 from xling.vocab import SPECIAL_TOKENS, LanguageSetup, SubwordTokenizer
 

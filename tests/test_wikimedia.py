@@ -5,12 +5,13 @@ import hashlib
 import pytest
 
 from tests.fileserver import FileServer
-from xling.acquire.download import ChecksumError, fetch
+from xling.acquire.download import ChecksumError, Patience, fetch
 from xling.acquire.wikimedia import parse_sha1_list, published_sha1, sha1_list_url
 
 DUMP = "frwiki/20261101/frwiki-20261101-pages-articles.xml.bz2"
 SUMS = "frwiki/20261101/frwiki-20261101-sha1sums.txt"
 BODY = b"BZh9" + bytes(range(256)) * 64
+QUICK = Patience(backoff_seconds=0.01)
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def test_a_malformed_line_names_the_list_and_line():
 
 
 def test_the_published_sha1_verifies_a_good_download(site, tmp_path):
-    sha1 = published_sha1(f"{site.url}/{DUMP}", log=lambda line: None, backoff_seconds=0.01)
+    sha1 = published_sha1(f"{site.url}/{DUMP}", log=lambda line: None, patience=QUICK)
     assert sha1 == (hashlib.sha1(BODY).hexdigest(), f"{site.url}/{SUMS}")
     fetch(f"{site.url}/{DUMP}", tmp_path / "dump", sha1=sha1, log=lambda line: None)
     assert (tmp_path / "dump").read_bytes() == BODY

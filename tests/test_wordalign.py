@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from xling.analysis.wordalign import align_words, alignment_error_rate, symmetrize
+from xling.base.fileio import iter_lines
 from xling.contracts import layout
 from xling.contracts.alignment import read_alignments
-from xling.fileio import iter_lines
 from xling.toyworld import TINY_SPEC, generate
 
 # eflomal + grow-diag-final-and on TINY_SPEC's 300 en-fr sentences, eflomal's default settings:

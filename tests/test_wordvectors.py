@@ -7,7 +7,7 @@ from xling.analysis.wordvectors import (
     load_word_vectors,
     save_word_vectors,
 )
-from xling.errors import InputFileError
+from xling.base.errors import InputFileError
 
 
 def test_frequent_words_ranks_by_count_then_alphabet(tmp_path):
@@ -91,8 +91,9 @@ def _scored_words(monkeypatch, embedding_words, fasttext_words, pairs, **setting
     monkeypatch.setattr(module, "dictionary_pairs", lambda path: pairs)
     scored = []
 
-    def record(source_words, source, target_words, _t, _train, test, *args, map_spaces, **kw):
-        scored.append((list(source_words), list(target_words), list(test), source))
+    def record(source, target, _train, test, *args, map_spaces, **kw):
+        (source_words, source_vectors), (target_words, _) = source, target
+        scored.append((list(source_words), list(target_words), list(test), source_vectors))
         return {"p_at_1": 0.0, "hits": {}}
 
     monkeypatch.setattr(module, "translation_p_at_1", record)

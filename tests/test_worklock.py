@@ -11,10 +11,10 @@ import textwrap
 
 import pytest
 
-from xling import worklock
-from xling.finetune import FinetuneSettings, TaskData, run_finetune
-from xling.pretrain import PretrainSettings, pretrain
-from xling.worklock import LOCK_NAME, WorkDirBusyError, WorkDirLock
+from xling.finetune import FinetuneJob, FinetuneSettings, TaskData, run_finetune
+from xling.jobs import worklock
+from xling.jobs.worklock import LOCK_NAME, WorkDirBusyError, WorkDirLock
+from xling.pretrain import PretrainJob, PretrainSettings, pretrain
 
 
 def test_a_second_lock_fails_at_once_naming_the_holder(tmp_path):
@@ -37,7 +37,7 @@ def test_the_lock_of_a_killed_holder_is_gone(tmp_path):
     holder = textwrap.dedent(
         f"""
         import sys, time
-        from xling.worklock import WorkDirLock
+        from xling.jobs.worklock import WorkDirLock
         lock = WorkDirLock({str(work)!r}, "fine-tuning")
         lock.acquire()
         print("LOCKED", flush=True)
@@ -96,7 +96,9 @@ def test_pretraining_on_a_busy_work_dir_stops_before_reading_anything(tmp_path):
         (work / "checkpoint-step8.pt").write_bytes(b"someone else's state")
         # The data directory does not exist: the lock is checked first.
         with pytest.raises(WorkDirBusyError, match=f"{work} is in use by pretraining"):
-            pretrain(tmp_path / "no-data", ["en"], *outputs, PretrainSettings(total_steps=1))
+            pretrain(
+                PretrainJob(tmp_path / "no-data", ["en"], *outputs, PretrainSettings(total_steps=1))
+            )
         assert (work / "checkpoint-step8.pt").read_bytes() == b"someone else's state"
     assert not (tmp_path / "model").exists()
 
@@ -105,11 +107,13 @@ def test_fine_tuning_on_a_busy_work_dir_stops_before_reading_anything(tmp_path):
     work = tmp_path / "work"
     with WorkDirLock(work, "fine-tuning"), pytest.raises(WorkDirBusyError, match=str(work)):
         run_finetune(
-            "ner",
-            tmp_path / "no-model",
-            TaskData(tmp_path / "no-train.txt", {"en": tmp_path / "no-dev.txt"}),
-            {"batch_size": 8, "lr": 1e-3},
-            tmp_path / "out",
-            work,
-            FinetuneSettings(epochs=1, seed=1, max_length=48),
+            FinetuneJob(
+                "ner",
+                tmp_path / "no-model",
+                TaskData(tmp_path / "no-train.txt", {"en": tmp_path / "no-dev.txt"}),
+                {"batch_size": 8, "lr": 1e-3},
+                tmp_path / "out",
+                work,
+                FinetuneSettings(epochs=1, seed=1, max_length=48),
+            )
         )

@@ -2,8 +2,8 @@
 
 import pytest
 
-from xling import config as xconfig
-from xling import yamlfile
+from xling import study
+from xling.base import yamlfile
 
 
 def _write(tmp_path, text, name="study.yaml"):
@@ -43,9 +43,9 @@ def test_later_files_override_key_by_key(tmp_path):
 
 
 def test_the_config_checker_names_the_problem_and_exits_nonzero(tmp_path, repo, capsys):
-    assert xconfig.main([str(repo / "config/demo.yaml")]) == 0
+    assert study.main([str(repo / "config/demo.yaml")]) == 0
     assert "valid" in capsys.readouterr().out
     bad = _write(tmp_path, (repo / "config/demo.yaml").read_text() + "seed: 3\n")
-    assert xconfig.main([str(bad)]) == 1
+    assert study.main([str(bad)]) == 1
     assert "'seed' is repeated" in capsys.readouterr().err
-    assert xconfig.main([]) == 2
+    assert study.main([]) == 2

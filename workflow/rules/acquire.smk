@@ -21,7 +21,7 @@ else:
 
     rule download:
         output:
-            f"{R}/raw/downloads/{{resource}}",
+            download_file(),
         log:
             f"{R}/logs/acquire/download_{{resource}}.log",
         retries: 2
@@ -35,9 +35,9 @@ else:
 
     rule unpack:
         input:
-            f"{R}/raw/downloads/{{resource}}",
+            download_file(),
         output:
-            directory(f"{R}/raw/unpacked/{{resource}}"),
+            directory(unpacked_dir()),
         log:
             f"{R}/logs/acquire/unpack_{{resource}}.log",
         conda:
@@ -47,7 +47,7 @@ else:
 
     rule download_wikipedia:
         output:
-            f"{R}/raw/wikipedia/{{lang}}/{{dump}}",
+            wikipedia_dump(),
         log:
             f"{R}/logs/acquire/download_wikipedia_{{lang}}_{{dump}}.log",
         wildcard_constraints:
@@ -76,8 +76,8 @@ else:
 
     rule import_xnli:
         input:
-            xnli=f"{R}/raw/unpacked/{config['data']['xnli']}",
-            xnli_mt=f"{R}/raw/unpacked/{config['data']['xnli_mt']}",
+            xnli=unpacked_dir(config["data"]["xnli"]),
+            xnli_mt=unpacked_dir(config["data"]["xnli_mt"]),
         output:
             dev=data_path(layout.xnli("dev")),
             test=data_path(layout.xnli("test")),
@@ -127,7 +127,7 @@ else:
 
     rule download_commoncrawl:
         output:
-            f"{R}/raw/commoncrawl/{{lang}}.txt.xz",
+            commoncrawl_file(),
         log:
             f"{R}/logs/acquire/download_commoncrawl_{{lang}}.log",
         retries: 2
@@ -142,7 +142,7 @@ else:
     rule sample_commoncrawl:
         # Wu §4.1: a random subset of Common Crawl of the same size as the language's Wikipedia.
         input:
-            commoncrawl=f"{R}/raw/commoncrawl/{{lang}}.txt.xz",
+            commoncrawl=commoncrawl_file(),
             wikipedia=data_path(layout.corpus("wiki", "{lang}")),
         output:
             data_path(layout.corpus("cc", "{lang}")),
@@ -211,7 +211,7 @@ else:
 
     rule download_fasttext:
         output:
-            f"{R}/raw/fasttext/{{lang}}.vec",
+            fasttext_download(),
         log:
             f"{R}/logs/acquire/download_fasttext_{{lang}}.log",
         retries: 2
@@ -249,7 +249,7 @@ if "transformers" in config["data"]:
         # One file of a transformers model named by a hub id (Muller et al.'s mBERT), fetched on
         # the machine that runs Snakemake: its jobs then load a directory, never the Hub.
         output:
-            f"{R}/raw/transformers/{{model}}/{{file}}",
+            f"{transformers_dir()}/{{file}}",
         log:
             f"{R}/logs/acquire/download_transformers_{{model}}_{{file}}.log",
         wildcard_constraints:

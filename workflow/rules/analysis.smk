@@ -6,7 +6,7 @@ rule cka:
     input:
         unpack(get_cka_inputs),
     output:
-        f"{R}/analysis/cka/{{pair}}/{{variant}}.csv",
+        cka_table(),
     log:
         f"{R}/logs/analysis/cka_{{pair}}_{{variant}}.log",
     conda:
@@ -27,9 +27,9 @@ if S5 and config["data"]["source"] == "toyworld":
     rule train_fasttext:
         # The demo trains the fastText baseline of Wu 5.1.1 on the monolingual model's own text.
         input:
-            f"{R}/preprocess/wiki/{{lang}}.train.txt",
+            corpus_split("wiki", split="train"),
         output:
-            f"{R}/analysis/words/{{lang}}/fasttext.vec",
+            fasttext_vectors(),
         log:
             f"{R}/logs/analysis/train_fasttext_{{lang}}.log",
         conda:
@@ -46,9 +46,9 @@ elif S5:
     rule keep_fasttext_vocabulary:
         # Wu 5.1.1: "we use the first 200k embeddings of fastText" (the published wiki vectors).
         input:
-            f"{R}/raw/fasttext/{{lang}}.vec",
+            fasttext_download(),
         output:
-            f"{R}/analysis/words/{{lang}}/fasttext.vec",
+            fasttext_vectors(),
         log:
             f"{R}/logs/analysis/keep_fasttext_{{lang}}.log",
         conda:
@@ -65,9 +65,9 @@ if S5:
         # Wu 5.1.1: each word the average of its subword vectors, averaged over its occurrences.
         input:
             model=get_monolingual_model_of_lang,
-            corpus=f"{R}/preprocess/wiki/{{lang}}.train.txt",
+            corpus=corpus_split("wiki", split="train"),
         output:
-            f"{R}/analysis/words/{{lang}}/contextual.npz",
+            contextual_vectors(),
         log:
             f"{R}/logs/analysis/contextual_words_{{lang}}.log",
         conda:
@@ -84,7 +84,7 @@ if S5:
         input:
             unpack(get_word_alignment_inputs),
         output:
-            f"{R}/analysis/words/en-{{tgt}}.csv",
+            word_table(),
         log:
             f"{R}/logs/analysis/word_alignment_en-{{tgt}}.log",
         conda:
@@ -101,7 +101,7 @@ if S5:
         input:
             unpack(get_mapping_inputs),
         output:
-            f"{R}/analysis/mappings/{{kind}}/en-{{tgt}}.npz",
+            mapping_file(),
         log:
             f"{R}/logs/analysis/mappings_{{kind}}_en-{{tgt}}.log",
         conda:
@@ -119,7 +119,7 @@ if S5:
         input:
             unpack(get_transfer_inputs),
         output:
-            f"{R}/analysis/transfer/{{kind}}/{{pair}}/{{task}}.csv",
+            transfer_table(),
         log:
             f"{R}/logs/analysis/transfer_{{kind}}_{{pair}}_{{task}}.log",
         conda:
@@ -128,7 +128,7 @@ if S5:
         params:
             evaluations=get_transfer_evaluations,
             settings=get_transfer_settings,
-            work_dir=f"{R}/analysis/transfer/{{kind}}/{{pair}}/.work_{{task}}",
+            work_dir=transfer_work_dir(),
         script:
             "../scripts/contextual_transfer.py"
 
@@ -138,7 +138,7 @@ if S5:
         input:
             unpack(get_sentence_retrieval_inputs),
         output:
-            f"{R}/analysis/sentences/en-{{tgt}}.csv",
+            sentence_table(),
         log:
             f"{R}/logs/analysis/sentence_retrieval_en-{{tgt}}.log",
         conda:
@@ -157,8 +157,8 @@ if S5:
         input:
             unpack(get_similarity_inputs),
         output:
-            table=f"{R}/analysis/similarity/en-{{tgt}}.csv",
-            resamples=f"{R}/analysis/similarity/resamples/en-{{tgt}}.csv",
+            table=similarity_table(),
+            resamples=similarity_resamples(),
         log:
             f"{R}/logs/analysis/similarity_en-{{tgt}}.log",
         conda:
@@ -179,10 +179,10 @@ if S5 and not GOLD_ALIGNMENTS:
     rule align_parallel:
         # Wu 5.1.2: word alignments of the parallel sentences (eflomal; docs/alignment.md).
         input:
-            source=f"{R}/preprocess/parallel/en.txt",
-            target=f"{R}/preprocess/parallel/{{tgt}}.txt",
+            source=tokenized_parallel("en"),
+            target=tokenized_parallel("{tgt}"),
         output:
-            f"{R}/analysis/alignments/en-{{tgt}}.txt",
+            alignment_file(),
         log:
             f"{R}/logs/analysis/align_parallel_en-{{tgt}}.log",
         conda:

@@ -3,14 +3,14 @@
 # is the mean over the best two (docs/contracts.md, 5).
 
 
-if FINETUNE_RUNS_PER_JOB == "model":
+if T1.runs_per_job == "model":
 
     rule finetune_model:
         # Every task and grid point of one model in one process: torch starts once.
         input:
             unpack(get_finetune_model_inputs),
         output:
-            f"{R}/finetune/{{pair}}/{{variant}}/runs.json",
+            finetune_job_file(),
         log:
             f"{R}/logs/finetune/{{pair}}_{{variant}}.log",
         conda:
@@ -27,7 +27,7 @@ else:
         input:
             unpack(get_finetune_inputs),
         output:
-            metrics=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/metrics.json",
+            metrics=f"{finetune_run_dir()}/metrics.json",
         log:
             f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_{{hp}}.log",
         conda:
@@ -38,7 +38,7 @@ else:
             settings=get_task_settings,
             languages=get_pair_languages,
             seed=config["seed"],
-            work_dir=f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/{{hp}}/.work",
+            work_dir=f"{finetune_run_dir()}/.work",
         script:
             "../scripts/finetune.py"
 
@@ -47,7 +47,7 @@ rule select_finetune:
     input:
         get_finetune_metrics,
     output:
-        f"{R}/finetune/{{pair}}/{{variant}}/{{task}}/selected.json",
+        selected_file(),
     log:
         f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_select.log",
     conda:

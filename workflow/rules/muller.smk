@@ -17,7 +17,7 @@ if MULLER:
             input:
                 unpack(get_multilingual_corpora),
             output:
-                directory(f"{R}/vocab/multi"),
+                directory(multilingual_vocab_dir()),
             log:
                 f"{R}/logs/vocab/multi.log",
             conda:
@@ -37,12 +37,9 @@ if MULLER:
 
         rule pretrain_multilingual:
             input:
-                f"{R}/vocab/multi",
+                multilingual_vocab_dir(),
             output:
-                model=directory(f"{R}/pretrain/multi/model"),
-                curve=f"{R}/pretrain/multi/curve.csv",
-                summary=f"{R}/pretrain/multi/summary.json",
-                figure=f"{R}/figures/pretrain/multi.png",
+                **pretrain_outputs(multilingual_model_folder(), pretrain_curve_figure("multi")),
             log:
                 f"{R}/logs/pretrain/multi.log",
             retries: PRETRAIN_RETRIES
@@ -56,7 +53,7 @@ if MULLER:
                 model=muller_multilingual_settings(),
                 pretrain=get_multilingual_pretrain_params,
                 seed=config["seed"],
-                work_dir=f"{R}/pretrain/multi/.work",
+                work_dir=f"{multilingual_model_folder()}/.work",
                 title="multilingual (Muller et al.)",
             script:
                 "../scripts/pretrain.py"
@@ -66,7 +63,7 @@ if MULLER:
         input:
             unpack(get_muller_setup_files),
         output:
-            f"{R}/muller/encoded/{{experiment}}/{{mtask}}/{{msource}}.pt",
+            muller_encoded(),
         log:
             f"{R}/logs/muller/encode_{{experiment}}_{{mtask}}_{{msource}}.log",
         conda:
@@ -83,7 +80,7 @@ if MULLER:
         input:
             unpack(get_muller_parallel_files),
         output:
-            f"{R}/muller/encoded/parallel.pt",
+            muller_parallel(),
         log:
             f"{R}/logs/muller/parallel.log",
         conda:
@@ -100,7 +97,7 @@ if MULLER:
         input:
             unpack(get_muller_job_inputs),
         output:
-            f"{R}/muller/finetune/{{experiment}}/{{mtask}}/{{msource}}/{{job}}.json",
+            muller_job_file(),
         log:
             f"{R}/logs/muller/finetune/{{experiment}}_{{mtask}}_{{msource}}_{{job}}.log",
         conda:
@@ -123,10 +120,10 @@ if MULLER:
         # in the demo came only at its end, where it held back Table 1 and the claims.
         input:
             unpack(get_muller_model_inputs),
-            parallel=f"{R}/muller/encoded/parallel.pt",
+            parallel=muller_parallel(),
         output:
-            table=f"{R}/muller/similarity/pretrained.csv",
-            resamples=f"{R}/muller/similarity/pretrained_resamples.csv",
+            table=muller_pretrained_similarity(),
+            resamples=muller_pretrained_similarity("pretrained_resamples"),
         log:
             f"{R}/logs/muller/similarity_pretrained.log",
         conda:
@@ -145,10 +142,10 @@ if MULLER:
         # The selected grid point of every (setup, group, seed) -> scores.csv, similarity.csv.
         input:
             jobs=muller_job_files,
-            pretrained=f"{R}/muller/similarity/pretrained.csv",
+            pretrained=muller_pretrained_similarity(),
         output:
-            scores=f"{R}/muller/scores.csv",
-            similarity=f"{R}/muller/similarity.csv",
+            scores=muller_file("scores.csv"),
+            similarity=muller_file("similarity.csv"),
         log:
             f"{R}/logs/muller/collect.log",
         conda:
@@ -164,10 +161,10 @@ if MULLER:
         # parallel sentences, for the claims check.
         input:
             jobs=muller_job_files,
-            pretrained=f"{R}/muller/similarity/pretrained_resamples.csv",
+            pretrained=muller_pretrained_similarity("pretrained_resamples"),
         output:
-            scores=f"{R}/muller/scores_resamples.csv",
-            similarity=f"{R}/muller/similarity_resamples.csv",
+            scores=muller_file("scores_resamples.csv"),
+            similarity=muller_file("similarity_resamples.csv"),
         log:
             f"{R}/logs/muller/resamples.log",
         conda:
@@ -183,13 +180,13 @@ if MULLER:
     rule muller_tables:
         # Muller Tables 1, 2, 4, 5 and 6-8, ours beside the paper's (csv, markdown, LaTeX).
         input:
-            scores=f"{R}/muller/scores.csv",
-            similarity=f"{R}/muller/similarity.csv",
+            scores=muller_file("scores.csv"),
+            similarity=muller_file("similarity.csv"),
         output:
             **{
                 f"{table}_{ext}": muller_report_output(table, ext)
                 for table in MULLER_TABLES
-                for ext in ("csv", "md", "tex")
+                for ext in TABLE_FORMATS
             },
         log:
             f"{R}/logs/muller/tables.log",
@@ -205,15 +202,15 @@ if MULLER:
     rule muller_figures:
         # Muller Figures 1-8 (png, pdf, and the numbers behind each as csv).
         input:
-            scores=f"{R}/muller/scores.csv",
-            similarity=f"{R}/muller/similarity.csv",
+            scores=muller_file("scores.csv"),
+            similarity=muller_file("similarity.csv"),
         output:
             **{
                 f"{figure}_{ext}": muller_report_output(figure, ext)
                 for figure in MULLER_FIGURES
                 for ext in ("png", "pdf")
             },
-            **{f"{figure}_csv": f"{R}/muller/figures/{figure}.csv" for figure in MULLER_FIGURES},
+            **{f"{figure}_csv": muller_artefact(figure, "csv") for figure in MULLER_FIGURES},
         log:
             f"{R}/logs/muller/figures.log",
         conda:

@@ -6,12 +6,7 @@ rule shard_corpus:
     input:
         data_path(layout.corpus("{domain}", "{lang}")),
     output:
-        temp(
-            [
-                f"{R}/preprocess/shards/{{domain}}/{{lang}}/{shard}.raw.txt"
-                for shard in shard_names()
-            ]
-        ),
+        temp([shard_file(shard=shard) for shard in shard_names()]),
     log:
         f"{R}/logs/preprocess/shard_{{domain}}_{{lang}}.log",
     conda:
@@ -22,10 +17,10 @@ rule shard_corpus:
 
 rule tokenize_shard:
     input:
-        f"{R}/preprocess/shards/{{domain}}/{{lang}}/{{shard}}.raw.txt",
+        shard_file(),
         user_dictionary=get_user_dictionary,
     output:
-        temp(f"{R}/preprocess/shards/{{domain}}/{{lang}}/{{shard}}.tok.txt"),
+        temp(shard_file(stage="tok")),
     log:
         f"{R}/logs/preprocess/tokenize_{{domain}}_{{lang}}_{{shard}}.log",
     conda:
@@ -38,11 +33,9 @@ rule tokenize_shard:
 
 rule split_corpus:
     input:
-        [f"{R}/preprocess/shards/{{domain}}/{{lang}}/{shard}.tok.txt" for shard in shard_names()],
+        [shard_file(shard=shard, stage="tok") for shard in shard_names()],
     output:
-        train=f"{R}/preprocess/{{domain}}/{{lang}}.train.txt",
-        valid=f"{R}/preprocess/{{domain}}/{{lang}}.valid.txt",
-        test=f"{R}/preprocess/{{domain}}/{{lang}}.test.txt",
+        **{split: corpus_split(split=split) for split in CORPUS_SPLITS},
     log:
         f"{R}/logs/preprocess/split_{{domain}}_{{lang}}.log",
     conda:
@@ -60,7 +53,7 @@ rule tokenize_parallel:
         data_path(layout.parallel("{lang}")),
         user_dictionary=get_user_dictionary,
     output:
-        f"{R}/preprocess/parallel/{{lang}}.txt",
+        tokenized_parallel(),
     log:
         f"{R}/logs/preprocess/tokenize_parallel_{{lang}}.log",
     conda:
@@ -77,7 +70,7 @@ rule tokenize_tatoeba:
         data_path(layout.tatoeba("en", "{tgt}", "{lang}")),
         user_dictionary=get_user_dictionary,
     output:
-        f"{R}/preprocess/tatoeba/en-{{tgt}}.{{lang}}.txt",
+        tokenized_tatoeba(),
     log:
         f"{R}/logs/preprocess/tokenize_tatoeba_en-{{tgt}}_{{lang}}.log",
     conda:

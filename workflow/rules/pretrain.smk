@@ -7,15 +7,15 @@ rule pretrain_model:
     input:
         get_variant_vocab_dir,
     output:
-        model=directory(f"{R}/pretrain/{{pair}}/{{variant}}/model"),
-        curve=f"{R}/pretrain/{{pair}}/{{variant}}/curve.csv",
-        summary=f"{R}/pretrain/{{pair}}/{{variant}}/summary.json",
-        figure=report(
-            f"{R}/figures/pretrain/{{pair}}_{{variant}}.png",
-            caption="../report/pretrain_curve.rst",
-            category=WU_REPORT,
-            subcategory="Pretraining curves",
-            labels={"model": "{pair} {variant}"},
+        **pretrain_outputs(
+            model_folder(),
+            captioned(
+                pretrain_curve_figure("{pair}_{variant}"),
+                "pretrain_curve",
+                WU_REPORT,
+                subcategory="Pretraining curves",
+                labels={"model": "{pair} {variant}"},
+            ),
         ),
     log:
         f"{R}/logs/pretrain/{{pair}}_{{variant}}.log",
@@ -30,7 +30,7 @@ rule pretrain_model:
         model=get_model_settings,
         pretrain=get_pretrain_params,
         seed=config["seed"],
-        work_dir=f"{R}/pretrain/{{pair}}/{{variant}}/.work",
+        work_dir=f"{model_folder()}/.work",
         title="{pair} {variant}",
     script:
         "../scripts/pretrain.py"
@@ -42,15 +42,15 @@ rule pretrain_monolingual:
     input:
         get_monolingual_vocab_dir,
     output:
-        model=directory(f"{R}/pretrain/mono/{{mono}}/model"),
-        curve=f"{R}/pretrain/mono/{{mono}}/curve.csv",
-        summary=f"{R}/pretrain/mono/{{mono}}/summary.json",
-        figure=report(
-            f"{R}/figures/pretrain/mono_{{mono}}.png",
-            caption="../report/pretrain_curve.rst",
-            category=WU_REPORT,
-            subcategory="Pretraining curves",
-            labels={"model": "monolingual {mono}"},
+        **pretrain_outputs(
+            monolingual_model_folder(),
+            captioned(
+                pretrain_curve_figure("mono_{mono}"),
+                "pretrain_curve",
+                WU_REPORT,
+                subcategory="Pretraining curves",
+                labels={"model": "monolingual {mono}"},
+            ),
         ),
     log:
         f"{R}/logs/pretrain/mono_{{mono}}.log",
@@ -65,7 +65,7 @@ rule pretrain_monolingual:
         model=get_monolingual_model_settings,
         pretrain=get_pretrain_params,
         seed=get_monolingual_seed,
-        work_dir=f"{R}/pretrain/mono/{{mono}}/.work",
+        work_dir=f"{monolingual_model_folder()}/.work",
         title="monolingual {mono}",
     script:
         "../scripts/pretrain.py"

@@ -7,36 +7,23 @@ rule table1:
     input:
         selected_scores(),
     output:
-        csv=report(
-            f"{R}/tables/table1.csv",
-            caption="../report/table1.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Table 1", "format": "csv"},
-        ),
-        md=report(
-            f"{R}/tables/table1.md",
-            caption="../report/table1.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Table 1", "format": "markdown"},
-        ),
-        tex=report(
-            f"{R}/tables/table1.tex",
-            caption="../report/table1.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Table 1", "format": "LaTeX"},
+        **captioned_formats(
+            lambda ext: table_file("table1", ext),
+            TABLE_FORMATS,
+            "table1",
+            WU_REPORT,
+            "Table 1",
+            "Table 1",
         ),
         # Its cells on bootstrap resamples of the test sets, for the claims check.
-        resamples=f"{R}/tables/table1_resamples.csv",
+        resamples=table_file("table1_resamples"),
     log:
         f"{R}/logs/report/table1.log",
     conda:
         "../../envs/report.yaml"
     params:
         # what each input file holds, in input order: the scripts never parse paths
-        cells=table1_cells(),
+        cells=T1.cells(),
         pairs=PAIRS,
         variants=config["variants"],
         tasks=TASKS,
@@ -51,28 +38,15 @@ rule table1:
 rule wu_figure3:
     # Wu Figure 3: three columns of Table 1, this run beside the paper.
     input:
-        f"{R}/tables/table1.csv",
+        table_file("table1"),
     output:
-        png=report(
-            f"{R}/figures/wu_figure3.png",
-            caption="../report/wu_figure3.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Figure 3", "format": "png"},
-        ),
-        pdf=report(
-            f"{R}/figures/wu_figure3.pdf",
-            caption="../report/wu_figure3.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Figure 3", "format": "pdf"},
-        ),
-        table=report(
-            f"{R}/figures/wu_figure3.csv",
-            caption="../report/wu_figure3.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Figure 3", "format": "csv"},
+        **captioned_formats(
+            lambda ext: figure_file("wu_figure3", ext),
+            ("png", "pdf", "csv"),
+            "wu_figure3",
+            WU_REPORT,
+            "Figure 3",
+            "Table 1",
         ),
     log:
         f"{R}/logs/report/wu_figure3.log",
@@ -86,13 +60,7 @@ rule figure_cka:
     input:
         cka_tables(),
     output:
-        report(
-            f"{R}/figures/cka_layers.png",
-            caption="../report/cka_layers.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "CKA per layer", "format": "png"},
-        ),
+        captioned(figure_file("cka_layers"), "cka_layers", WU_REPORT, "CKA per layer", "Table 1"),
     log:
         f"{R}/logs/report/figure_cka.log",
     conda:
@@ -109,26 +77,13 @@ rule anchors:
     input:
         table1_vocabularies(),
     output:
-        csv=report(
-            f"{R}/tables/anchors.csv",
-            caption="../report/anchors.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Anchor points", "format": "csv"},
-        ),
-        md=report(
-            f"{R}/tables/anchors.md",
-            caption="../report/anchors.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Anchor points", "format": "markdown"},
-        ),
-        tex=report(
-            f"{R}/tables/anchors.tex",
-            caption="../report/anchors.rst",
-            category=WU_REPORT,
-            subcategory="Table 1",
-            labels={"artefact": "Anchor points", "format": "LaTeX"},
+        **captioned_formats(
+            lambda ext: table_file("anchors", ext),
+            TABLE_FORMATS,
+            "anchors",
+            WU_REPORT,
+            "Anchor points",
+            "Table 1",
         ),
     log:
         f"{R}/logs/report/anchors.log",
@@ -146,18 +101,7 @@ rule claims:
     input:
         **claims_inputs(),
     output:
-        md=report(
-            f"{R}/report/claims.md",
-            caption="../report/claims.rst",
-            category=CLAIMS_REPORT,
-            labels={"artefact": "Claims", "format": "markdown"},
-        ),
-        json=report(
-            f"{R}/report/claims.json",
-            caption="../report/claims.rst",
-            category=CLAIMS_REPORT,
-            labels={"artefact": "Claims", "format": "json"},
-        ),
+        **captioned_formats(claims_file, ("md", "json"), "claims", CLAIMS_REPORT, "Claims"),
     log:
         f"{R}/logs/report/claims.log",
     conda:
@@ -177,26 +121,13 @@ if S5:
         input:
             get_figure_tables,
         output:
-            figure=report(
-                f"{R}/figures/wu_figure{{figure}}.png",
-                caption="../report/wu_figure.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure {figure}", "format": "png"},
-            ),
-            pdf=report(
-                f"{R}/figures/wu_figure{{figure}}.pdf",
-                caption="../report/wu_figure.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure {figure}", "format": "pdf"},
-            ),
-            table=report(
-                f"{R}/figures/wu_figure{{figure}}.csv",
-                caption="../report/wu_figure.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure {figure}", "format": "csv"},
+            **captioned_formats(
+                lambda ext: figure_file("wu_figure{figure}", ext),
+                ("png", "pdf", "csv"),
+                "wu_figure",
+                WU_REPORT,
+                "Figure {figure}",
+                "Section 5",
             ),
         log:
             f"{R}/logs/report/wu_figure{{figure}}.log",
@@ -213,9 +144,9 @@ if S5:
     rule wu_figure4_resamples:
         # Figure 4 on bootstrap resamples of each pair's test words, for the claims check.
         input:
-            [f"{R}/analysis/words/{pair}.csv" for pair in S5.word_pairs],
+            [word_table(pair) for pair in S5.word_pairs],
         output:
-            f"{R}/figures/wu_figure4_resamples.csv",
+            figure_file("wu_figure4_resamples", "csv"),
         log:
             f"{R}/logs/report/wu_figure4_resamples.log",
         conda:
@@ -232,15 +163,13 @@ if S5:
         # parallel sentences (computed by the similarity jobs) and the CKA-retrieval
         # correlation on both, for the claims check.
         input:
-            retrieval=[f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs],
-            similarity=[f"{R}/analysis/similarity/{pair}.csv" for pair in S5.pairs],
-            similarity_resamples=[
-                f"{R}/analysis/similarity/resamples/{pair}.csv" for pair in S5.similarity_pairs
-            ],
+            retrieval=[sentence_table(pair) for pair in S5.pairs],
+            similarity=[similarity_table(pair) for pair in S5.pairs],
+            similarity_resamples=[similarity_resamples(pair) for pair in S5.similarity_pairs],
         output:
-            figure6=f"{R}/figures/wu_figure6_resamples.csv",
-            figure7=f"{R}/figures/wu_figure7_resamples.csv",
-            correlation=f"{R}/tables/wu_cka_retrieval_resamples.csv",
+            figure6=figure_file("wu_figure6_resamples", "csv"),
+            figure7=figure_file("wu_figure7_resamples", "csv"),
+            correlation=table_file("wu_cka_retrieval_resamples"),
         log:
             f"{R}/logs/report/wu_sentence_resamples.log",
         conda:
@@ -259,8 +188,8 @@ if S5:
         input:
             transfer_tables(),
         output:
-            figure5=f"{R}/figures/wu_figure5_resamples.csv",
-            figure8=f"{R}/figures/wu_figure8_resamples.csv",
+            figure5=figure_file("wu_figure5_resamples", "csv"),
+            figure8=figure_file("wu_figure8_resamples", "csv"),
         log:
             f"{R}/logs/report/wu_transfer_resamples.log",
         conda:
@@ -278,48 +207,18 @@ if S5:
         input:
             transfer_tables(),
         output:
-            figure5=report(
-                f"{R}/figures/wu_figure5.png",
-                caption="../report/wu_figure5.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure 5", "format": "png"},
-            ),
-            pdf5=report(
-                f"{R}/figures/wu_figure5.pdf",
-                caption="../report/wu_figure5.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure 5", "format": "pdf"},
-            ),
-            table5=report(
-                f"{R}/figures/wu_figure5.csv",
-                caption="../report/wu_figure5.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure 5", "format": "csv"},
-            ),
-            figure8=report(
-                f"{R}/figures/wu_figure8.png",
-                caption="../report/wu_figure8.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure 8", "format": "png"},
-            ),
-            pdf8=report(
-                f"{R}/figures/wu_figure8.pdf",
-                caption="../report/wu_figure8.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure 8", "format": "pdf"},
-            ),
-            table8=report(
-                f"{R}/figures/wu_figure8.csv",
-                caption="../report/wu_figure8.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "Figure 8", "format": "csv"},
-            ),
+            **{
+                f"{key}{n}": output
+                for n in (5, 8)
+                for key, output in captioned_formats(
+                    lambda ext, n=n: figure_file(f"wu_figure{n}", ext),
+                    ("png", "pdf", "csv"),
+                    f"wu_figure{n}",
+                    WU_REPORT,
+                    f"Figure {n}",
+                    "Section 5",
+                ).items()
+            },
         log:
             f"{R}/logs/report/wu_figure5_8.log",
         conda:
@@ -332,29 +231,16 @@ if S5:
     rule wu_cka_retrieval_correlation:
         # Wu 5.2: CKA and sentence retrieval correlate (Pearson over 0.9 for every pair).
         input:
-            similarity=[f"{R}/analysis/similarity/{pair}.csv" for pair in S5.pairs],
-            retrieval=[f"{R}/analysis/sentences/{pair}.csv" for pair in S5.pairs],
+            similarity=[similarity_table(pair) for pair in S5.pairs],
+            retrieval=[sentence_table(pair) for pair in S5.pairs],
         output:
-            csv=report(
-                f"{R}/tables/wu_cka_retrieval_pearson.csv",
-                caption="../report/wu_cka_retrieval.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "CKA vs retrieval", "format": "csv"},
-            ),
-            md=report(
-                f"{R}/tables/wu_cka_retrieval_pearson.md",
-                caption="../report/wu_cka_retrieval.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "CKA vs retrieval", "format": "markdown"},
-            ),
-            tex=report(
-                f"{R}/tables/wu_cka_retrieval_pearson.tex",
-                caption="../report/wu_cka_retrieval.rst",
-                category=WU_REPORT,
-                subcategory="Section 5",
-                labels={"artefact": "CKA vs retrieval", "format": "LaTeX"},
+            **captioned_formats(
+                lambda ext: table_file("wu_cka_retrieval_pearson", ext),
+                TABLE_FORMATS,
+                "wu_cka_retrieval",
+                WU_REPORT,
+                "CKA vs retrieval",
+                "Section 5",
             ),
         log:
             f"{R}/logs/report/wu_cka_retrieval_pearson.log",

@@ -6,7 +6,7 @@ rule build_vocab:
     input:
         unpack(get_vocab_inputs),
     output:
-        directory(f"{R}/vocab/{{pair}}/{{domains}}/{{scheme}}"),
+        directory(vocab_dir()),
     log:
         f"{R}/logs/vocab/{{pair}}_{{domains}}_{{scheme}}.log",
     conda:
@@ -30,7 +30,7 @@ rule build_monolingual_vocab:
     input:
         unpack(get_monolingual_corpora),
     output:
-        directory(f"{R}/vocab/mono/{{lang}}"),
+        directory(monolingual_vocab_dir()),
     log:
         f"{R}/logs/vocab/mono_{{lang}}.log",
     conda:

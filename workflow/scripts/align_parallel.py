@@ -5,7 +5,7 @@ import _bootstrap
 
 def main(smk):
     from xling.analysis.wordalign import align_words
-    from xling.fileio import read_lines
+    from xling.base.fileio import read_lines
 
     limit = smk.params.sentences
     source = [line.split() for line in read_lines(smk.input.source, limit)]

@@ -4,7 +4,7 @@ import _bootstrap
 
 from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
 from xling.analysis.similarity import cka_rows
-from xling.fileio import read_lines
+from xling.base.fileio import read_lines
 
 
 def main(smk):

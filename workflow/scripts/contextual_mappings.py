@@ -10,9 +10,9 @@ def main(smk):
     from xling.analysis.goldunits import gold_units
     from xling.analysis.loading import load_model_and_tokenizer
     from xling.analysis.mappings import contextual_mappings
-    from xling.atomic import atomic_open
+    from xling.base.atomic import atomic_open
+    from xling.base.fileio import read_lines
     from xling.contracts.alignment import read_alignments
-    from xling.fileio import read_lines
 
     torch.set_num_threads(smk.threads)
     limit = smk.params.sentences

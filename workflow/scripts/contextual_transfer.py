@@ -7,11 +7,11 @@ def main(smk):
     import logging
     import sys
 
-    from xling.analysis.transfer_sweep import transfer_sweep
+    from xling.analysis.transfer_sweep import TransferSweepJob, transfer_sweep
 
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(asctime)s %(message)s")
     target = smk.wildcards.pair.split("-")[1]
-    rows = transfer_sweep(
+    job = TransferSweepJob(
         smk.wildcards.task,
         source_model=smk.input.source_model,
         source_files={split: smk.input[f"en_{split}"] for split in ("train", "dev", "test")},
@@ -23,8 +23,8 @@ def main(smk):
         settings=smk.params.settings,
         out_csv=smk.output[0],
         work_dir=smk.params.work_dir,
-        threads=smk.threads,
     )
+    rows = transfer_sweep(job, threads=smk.threads)
     for row in rows:
         print(row)
 

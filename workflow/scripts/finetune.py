@@ -8,7 +8,7 @@ def main(smk):
     import sys
     from pathlib import Path
 
-    from xling.finetune import FinetuneSettings, TaskData, run_finetune
+    from xling.finetune import FinetuneJob, FinetuneSettings, TaskData, run_finetune
 
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(asctime)s %(message)s")
     task = smk.wildcards.task
@@ -21,7 +21,7 @@ def main(smk):
         dev={source: Path(smk.input[f"{source}_dev"])},
         test={lang: Path(smk.input[f"{lang}_test"]) for lang in (source, target)},
     )
-    metrics = run_finetune(
+    job = FinetuneJob(
         task,
         smk.input.model,
         data,
@@ -29,10 +29,10 @@ def main(smk):
         Path(smk.output.metrics).parent,
         smk.params.work_dir,
         settings,
-        threads=smk.threads,
         pair=smk.wildcards.pair,
         variant=smk.wildcards.variant,
     )
+    metrics = run_finetune(job, threads=smk.threads)
     print(f"dev {metrics['dev']} test {metrics['test']} (epoch {metrics['selected_epoch']})")
 
 

@@ -7,11 +7,11 @@ def main(smk):
     import logging
     import sys
 
-    from xling.muller.runner import run_job
+    from xling.muller.runner import MullerJob, run_job
 
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(asctime)s %(message)s")
     setup = smk.params.setup
-    results = run_job(
+    job = MullerJob(
         smk.params.model,
         setup["task"],
         setup["source"],
@@ -22,8 +22,8 @@ def main(smk):
         parallel_path=smk.input.get("parallel"),
         debiased=smk.params.debiased,
         resamples=smk.params.resamples,
-        threads=smk.threads,
     )
+    results = run_job(job, threads=smk.threads)
     for metrics in results:
         print(metrics.get("random_init"), metrics["hp_id"], "test", metrics["test"])
 

@@ -7,9 +7,9 @@ def main(smk):
     import torch
 
     from xling.analysis.loading import load_model_and_tokenizer
-    from xling.atomic import atomic_open
+    from xling.base.atomic import atomic_open
+    from xling.base.fileio import read_lines
     from xling.contracts.conllu import read_conllu, surface_tokens
-    from xling.fileio import read_lines
     from xling.muller.similarity import parallel_ids
 
     _, tokenizer = load_model_and_tokenizer(smk.params.model)

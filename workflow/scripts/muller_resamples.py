@@ -7,7 +7,8 @@ import _bootstrap
 def main(smk):
     from pathlib import Path
 
-    from xling.finetune.items import TEST_ITEMS
+    from xling.base.bootstrap import REPLICATE, write_resamples
+    from xling.contracts.items import TEST_ITEMS
     from xling.muller.collect import (
         RESAMPLE_COLUMNS,
         SCORE_COLUMNS,
@@ -15,12 +16,7 @@ def main(smk):
         similarity_resamples,
         stale_similarity,
     )
-    from xling.report.resamples import (
-        REPLICATE,
-        muller_score_resamples,
-        resamples_or_header,
-        write_resamples,
-    )
+    from xling.report.resamples import muller_score_resamples, resamples_or_header
 
     selected = select_runs(smk.params.runs)
     stale = [run["dir"] for run, _ in selected if not (Path(run["dir"]) / TEST_ITEMS).is_file()]

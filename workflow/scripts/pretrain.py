@@ -13,7 +13,7 @@ def main(smk):
 
     from xling.cluster import launch_from_resources
     from xling.cluster.launch import world_size_warning
-    from xling.pretrain import PretrainSettings, pretrain
+    from xling.pretrain import PretrainJob, PretrainSettings, pretrain
 
     launch = launch_from_resources(dict(smk.resources.items()))
     warning = world_size_warning(
@@ -34,7 +34,7 @@ def main(smk):
     )
     tokenizer_dir = Path(smk.input[0]) / "tokenizer"
     if launch.in_process:
-        summary = pretrain(
+        job = PretrainJob(
             smk.input[0],
             smk.params.languages,
             smk.output.model,
@@ -46,6 +46,7 @@ def main(smk):
             figure=smk.output.figure,
             figure_title=smk.params.title,
         )
+        summary = pretrain(job)
     else:
         summary = run_distributed(smk, launch, settings, tokenizer_dir)
     print({k: summary[k] for k in sorted(summary) if not isinstance(summary[k], dict | list)})

@@ -2,7 +2,7 @@
 
 import _bootstrap
 
-from xling.atomic import write_json
+from xling.base.atomic import write_json
 from xling.finetune import select_best
 
 

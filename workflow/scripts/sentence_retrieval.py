@@ -8,7 +8,7 @@ def main(smk):
 
     from xling.analysis.loading import load_model_and_tokenizer, write_rows_csv
     from xling.analysis.sentences import read_tatoeba_pair, sentence_retrieval_rows
-    from xling.fileio import read_lines
+    from xling.base.fileio import read_lines
 
     torch.set_num_threads(smk.threads)
     source_lang, target_lang = smk.params.languages

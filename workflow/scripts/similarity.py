@@ -16,8 +16,8 @@ def main(smk):
         figure7_rows,
         figure7_states,
     )
-    from xling.fileio import read_lines
-    from xling.report.resamples import write_resamples
+    from xling.base.bootstrap import write_resamples
+    from xling.base.fileio import read_lines
 
     torch.set_num_threads(smk.threads)
     settings = smk.params.settings

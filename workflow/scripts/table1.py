@@ -11,8 +11,9 @@ def main(smk):
     import json
     from pathlib import Path
 
-    from xling.atomic import atomic_open
-    from xling.report.resamples import REPLICATE, cell_runs, table1_resamples
+    from xling.base.atomic import atomic_open
+    from xling.base.bootstrap import REPLICATE
+    from xling.report.resamples import cell_runs, table1_resamples
     from xling.report.table1 import KEY
 
     scores, best_k = {}, {}

@@ -7,7 +7,7 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
-    from xling.atomic import atomic_open
+    from xling.base.atomic import atomic_open
     from xling.report.tables import cka_retrieval_table, write_md_tex
     from xling.report.wu_figures import cka_retrieval_correlation
 

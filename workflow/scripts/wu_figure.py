@@ -7,7 +7,7 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
-    from xling.atomic import atomic_open
+    from xling.base.atomic import atomic_open
     from xling.report import wu_figures
 
     tables = {
@@ -15,9 +15,9 @@ def main(smk):
     }
     draw = {"4": wu_figures.figure4, "6": wu_figures.figure6, "7": wu_figures.figure7}
     names = {smk.params.english_prime: "en'"}  # the pairs as the paper writes them
-    figures = [smk.output.figure, smk.output.pdf]
+    figures = [smk.output.png, smk.output.pdf]
     data = draw[smk.wildcards.figure](tables, figures, names)
-    with atomic_open(smk.output.table) as out:
+    with atomic_open(smk.output.csv) as out:
         data.to_csv(out, index=False)
 
 

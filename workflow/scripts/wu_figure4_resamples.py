@@ -6,12 +6,12 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
+    from xling.base.bootstrap import write_resamples
     from xling.report.resamples import (
         FIGURE4_COLUMNS,
         figure4_resamples,
         missing_column,
         resamples_or_header,
-        write_resamples,
     )
 
     tables = {

@@ -8,6 +8,7 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
+    from xling.base.bootstrap import write_resamples
     from xling.report.resamples import (
         FIGURE6_COLUMNS,
         cka_retrieval_resamples,
@@ -15,7 +16,6 @@ def main(smk):
         figure7_resamples,
         missing_column,
         resamples_or_header,
-        write_resamples,
     )
 
     pairs = smk.params.pairs

@@ -6,7 +6,7 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
-    from xling.atomic import atomic_open
+    from xling.base.atomic import atomic_open
     from xling.report import wu_figures
 
     sweeps = [tuple(sweep) for sweep in smk.params.sweeps]
@@ -14,8 +14,8 @@ def main(smk):
         {sweep: pd.read_csv(path) for sweep, path in zip(sweeps, smk.input, strict=True)}
     )
     for draw, figures, table in (
-        (wu_figures.figure5, [smk.output.figure5, smk.output.pdf5], smk.output.table5),
-        (wu_figures.figure8, [smk.output.figure8, smk.output.pdf8], smk.output.table8),
+        (wu_figures.figure5, [smk.output.png5, smk.output.pdf5], smk.output.csv5),
+        (wu_figures.figure8, [smk.output.png8, smk.output.pdf8], smk.output.csv8),
     ):
         with atomic_open(table) as out:
             draw(data, figures).to_csv(out, index=False)

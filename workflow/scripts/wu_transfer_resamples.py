@@ -7,12 +7,12 @@ import _bootstrap
 def main(smk):
     import pandas as pd
 
+    from xling.base.bootstrap import write_resamples
     from xling.report.resamples import (
         TRANSFER_COLUMNS,
         missing_column,
         resamples_or_header,
         transfer_resamples,
-        write_resamples,
     )
     from xling.report.wu_figures import FIGURE5_LINES, FIGURE8_LINES
 

@@ -9,8 +9,8 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from xling.atomic import atomic_directory
-from xling.errors import InputFileError
+from xling.base.atomic import atomic_directory
+from xling.base.errors import InputFileError
 
 CHUNK = 1 << 20
 # Errors of a file cut short or damaged (a download that stopped early, a bad disk), as raised

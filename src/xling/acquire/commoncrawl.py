@@ -11,8 +11,8 @@ consecutive lines are paragraphs of one article; kept line by line at the rates 
 (about 0.03 to 0.1), two consecutive Common Crawl lines would come from one document a tenth to a
 third of the time, and the Wiki-CC row would measure lost context as well as another domain.
 
-Lines end at ``\\n`` only (xling.fileio's rule), and a byte that is not UTF-8 reads as U+FFFD: a
-web crawl is not clean text, and one bad byte must not end a pass of hours over hundreds of GB.
+Lines end at ``\\n`` only (xling.base.fileio's rule), and a byte that is not UTF-8 reads as U+FFFD:
+a web crawl is not clean text, and one bad byte must not end a pass of hours over hundreds of GB.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.errors import InputFileError
-from xling.fileio import raw_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import InputFileError
+from xling.base.fileio import raw_lines
 
 CC100_FIX = (
     "delete it and rerun the download job (config data.commoncrawl; pin its sha256 there so that a "

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
-import hashlib
 import http.client
 import os
 import time
 import urllib.error
 import urllib.request
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.message import Message
 from pathlib import Path
@@ -44,11 +43,23 @@ from xling.acquire.partial import (
     record_path,
     save_record,
 )
-from xling.atomic import atomic_write
+from xling.base.atomic import atomic_write
+from xling.base.digest import CHUNK, digests
 
-CHUNK = 1 << 20
 RETRY_AFTER_CAP_SECONDS = 600.0  # a server asking for a longer wait gets this much
 USER_AGENT = "xling-workflow"
+
+
+@dataclass(frozen=True)
+class Patience:
+    """How long a download keeps trying: ``attempts`` in all, the n-th failure waited out for
+    ``backoff_seconds`` x 2^(n-1) (or the server's Retry-After, capped at
+    :data:`RETRY_AFTER_CAP_SECONDS`), an attempt given up after ``timeout`` seconds without a
+    byte."""
+
+    attempts: int = 5
+    backoff_seconds: float = 2.0
+    timeout: float = 60.0
 
 
 class DownloadError(RuntimeError):
@@ -69,16 +80,6 @@ class _StartOver(_Interrupted):
 
 # What another attempt may cure; HTTP errors among them are sorted by status in _judge.
 _TRANSIENT_ERRORS = (OSError, http.client.HTTPException, _Interrupted)
-
-
-def digests(path: str | Path, algorithms: tuple[str, ...] = ("sha256",)) -> dict[str, str]:
-    """Hex digests of a file by algorithm, all in one read (a dump of tens of GB is read once)."""
-    hashes = {name: hashlib.new(name) for name in algorithms}
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(CHUNK), b""):
-            for digest in hashes.values():
-                digest.update(block)
-    return {name: digest.hexdigest() for name, digest in hashes.items()}
 
 
 @contextlib.contextmanager
@@ -307,9 +308,8 @@ def fetch(
     dest: str | Path,
     sha256: str | None = None,
     sha1: tuple[str, str] | None = None,
-    retries: int = 5,
-    backoff_seconds: float = 2.0,
-    timeout: float = 60.0,
+    *,
+    patience: Patience = Patience(),
     log=print,
     sleep=time.sleep,
 ) -> str:
@@ -318,18 +318,20 @@ def fetch(
     Bytes go to ``dest.part`` first; a rerun after a kill continues from there. ``dest`` appears
     only complete and, when ``sha256`` is given, verified. The checksum is also written to
     ``dest.sha256`` so that it can be pinned in the config. ``sha1`` is (expected sha1, where it
-    was published), e.g. Wikimedia's list beside a dump; it is verified the same way.
+    was published), e.g. Wikimedia's list beside a dump; it is verified the same way. A failure
+    that another attempt may cure is retried as ``patience`` says.
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
-    for attempt in range(1, retries + 1):
+    attempts = patience.attempts
+    for attempt in range(1, attempts + 1):
         try:
-            _attempt(url, part, timeout, log)
+            _attempt(url, part, patience.timeout, log)
             break
         except _TRANSIENT_ERRORS as error:
             failure, server_wait = _judge(url, error)
-            if attempt == retries:
+            if attempt == attempts:
                 size = part.stat().st_size if part.exists() else 0
                 kept = (
                     f"the {size} bytes received are kept in {part} and the next run resumes "
@@ -338,10 +340,13 @@ def fetch(
                     else "nothing was kept"
                 )
                 raise DownloadError(
-                    f"{url}: failed after {retries} attempts (last: {failure}); {kept}"
+                    f"{url}: failed after {attempts} attempts (last: {failure}); {kept}"
                 ) from error
-            wait = backoff_seconds * 2 ** (attempt - 1) if server_wait is None else server_wait
-            log(f"{url}: attempt {attempt} of {retries} failed ({failure}); retrying in {wait:g} s")
+            backoff = patience.backoff_seconds * 2 ** (attempt - 1)
+            wait = backoff if server_wait is None else server_wait
+            log(
+                f"{url}: attempt {attempt} of {attempts} failed ({failure}); retrying in {wait:g} s"
+            )
             sleep(wait)
     found = digests(part, ("sha256", "sha1") if sha1 else ("sha256",))
     digest = found["sha256"]

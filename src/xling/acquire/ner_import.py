@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xling.acquire.manual import NER_FILES, NER_HOWTO, ner_files
+from xling.base.errors import DataFormatError
+from xling.base.fileio import iter_lines
 from xling.contracts.ner import read_ner, write_ner
-from xling.errors import DataFormatError
-from xling.fileio import iter_lines
 from xling.preprocess.segmenters import UserWord, jieba_tokenizer
 
 TAGS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from xling.acquire.manual import paraphrase_file
-from xling.atomic import atomic_open
-from xling.errors import InputFileError
-from xling.fileio import StrPath, count_lines, iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath, count_lines, iter_lines
 
 
 def import_paraphrases(manual_dir: StrPath, lang: str, english: StrPath, out: StrPath) -> int:

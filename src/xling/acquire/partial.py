@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from email.message import Message
 from pathlib import Path
 
-from xling.atomic import write_json
+from xling.base.atomic import write_json
 
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 _UNSATISFIED_RANGE = re.compile(r"bytes\s+\*/(\d+)")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from xling.acquire.manual import ud_files
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.contracts.conllu import read_conllu
 
 
@@ -80,7 +80,7 @@ def import_ud(
 ) -> dict[str, int]:
     """Write ``outputs`` (split -> path) of one language of one UD dataset.
 
-    ``source`` is :func:`xling.config.ud_source`'s description: a treebank of the release
+    ``source`` is :func:`xling.study.keys.ud_source`'s description: a treebank of the release
     unpacked in ``release_dir``, or a manual dataset under ``source["manual_dir"]``.
     """
     dataset, lang = source["dataset"], source["lang"]

@@ -12,7 +12,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from xling.acquire.download import DownloadError, fetch
+from xling.acquire.download import DownloadError, Patience, fetch
 
 # <anything>/<wiki>/<date>/<wiki>-<date>-<what> as dumps.wikimedia.org and its mirrors lay it out
 _DUMP_NAME = re.compile(r"^(?P<dir>.*/)(?P<wiki>[a-z_-]+wiki)-(?P<date>\d{8})-[^/]+$")
@@ -42,9 +42,12 @@ def parse_sha1_list(text: str, source: str) -> dict[str, str]:
     return sums
 
 
-def published_sha1(dump_url: str, log=print, **fetch_options) -> tuple[str, str] | None:
+def published_sha1(
+    dump_url: str, log=print, patience: Patience | None = None
+) -> tuple[str, str] | None:
     """(sha1, list URL) of the dump as Wikimedia published it, or None (with a log line saying
-    why) when the URL is not a dated dump, the list is absent or does not name the file."""
+    why) when the URL is not a dated dump, the list is absent or does not name the file. The list
+    is fetched as ``patience`` says (default: :class:`~xling.acquire.download.Patience`'s)."""
     list_url = sha1_list_url(dump_url)
     if list_url is None:
         log(f"{dump_url}: not named like a dated Wikimedia dump; no sha1 list to check against")
@@ -52,7 +55,7 @@ def published_sha1(dump_url: str, log=print, **fetch_options) -> tuple[str, str]
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "sha1sums.txt"
         try:
-            fetch(list_url, path, log=log, **fetch_options)
+            fetch(list_url, path, log=log, patience=patience or Patience())
         except DownloadError as error:
             status = getattr(error.__cause__, "code", None)
             if status not in (403, 404, 410):

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.contracts.xnli import XNLI_MT_COLUMNS, XNLI_REQUIRED, check_nli_labels, tsv_rows
 
 

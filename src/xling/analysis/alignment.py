@@ -214,6 +214,8 @@ def retrieval_hits(x, y, *, batch_size: int = 1024, dtype=np.float32) -> np.ndar
 
 
 Pairs = Iterable[tuple[str, str]] | Mapping[str, Iterable[str]]
+# A language's words and their vectors, row i the vector of word i.
+WordVectors = tuple[Sequence[str], np.ndarray]
 
 
 def _word_index(words: Sequence[str], vectors: np.ndarray, side: str) -> dict[str, int]:
@@ -264,10 +266,8 @@ def _pairs_in_vocabulary(
 
 
 def translation_p_at_1(
-    source_words: Sequence[str],
-    source_vectors,
-    target_words: Sequence[str],
-    target_vectors,
+    source: WordVectors,
+    target: WordVectors,
     train_pairs: Pairs,
     test_pairs: Pairs,
     *,
@@ -284,7 +284,8 @@ def translation_p_at_1(
     vocabulary). As MUSE does, test pairs with a word outside either vocabulary are left out, and
     a source word counts once, correct if its top-1 is any of its gold translations.
 
-    Pairs are ``(source_word, target_word)`` tuples or a mapping source word -> translations
+    ``source`` and ``target`` are each ``(words, vectors)``, row i of the vectors the vector of word
+    i. Pairs are ``(source_word, target_word)`` tuples or a mapping source word -> translations
     (such as :func:`xling.contracts.muse.read_muse` returns).
 
     ``map_spaces=False`` keeps the identity instead of ``W``: the unmapped baseline that shows
@@ -295,6 +296,7 @@ def translation_p_at_1(
     translation, in dictionary order: what a bootstrap of the test words resamples). Raises
     ValueError naming the dictionary if none of its pairs is in the vocabularies.
     """
+    (source_words, source_vectors), (target_words, target_vectors) = source, target
     source = iterative_normalization(source_vectors, normalize_rounds)
     target = iterative_normalization(target_vectors, normalize_rounds)
     if source.shape[1] != target.shape[1]:

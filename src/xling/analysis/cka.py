@@ -118,8 +118,8 @@ def _weighted_hsic(counts: np.ndarray, gram_a: np.ndarray, gram_b: np.ndarray) -
 def parallel_draws(seed: int, name: str, replicates: int, size: int) -> np.ndarray:
     """Bootstrap resamples (one row of sentence indices each) of a set of parallel sentences:
     a pair's for Wu's Figure 7, ``"muller"`` for Muller et al.'s similarity; drawn as the test
-    sets' are (``xling.report.resamples.bootstrap_draws``), a function of the seed and the name."""
-    from xling.report.resamples import bootstrap_draws
+    sets' are (``xling.base.bootstrap.bootstrap_draws``), a function of the seed and the name."""
+    from xling.base.bootstrap import bootstrap_draws
 
     return bootstrap_draws(seed, ("parallel", name), replicates, size)
 

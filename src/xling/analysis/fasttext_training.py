@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from xling.analysis.fasttext_vectors import FASTTEXT_LINE_END, write_vec
-from xling.errors import InputFileError
-from xling.fileio import StrPath
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath
 
 
 def train_fasttext(

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.errors import DataFormatError, InputFileError
-from xling.fileio import StrPath, decode_line, raw_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import DataFormatError, InputFileError
+from xling.base.fileio import StrPath, decode_line, raw_lines
 
 # fastText's dictionary counts every line end as this word; it is not a word of the text.
 FASTTEXT_LINE_END = "</s>"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from xling.atomic import atomic_open
-from xling.fileio import StrPath
+from xling.base.atomic import atomic_open
+from xling.base.fileio import StrPath
 
 
 def load_model_and_tokenizer(model_dir: StrPath):

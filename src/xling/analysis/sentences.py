@@ -18,9 +18,9 @@ from xling.analysis.alignment import (
     retrieval_hits,
 )
 from xling.analysis.representations import framing, mean_pooled_layers
-from xling.errors import InputFileError
-from xling.fileio import StrPath, read_lines, require_file
-from xling.finetune.items import hits_string
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath, read_lines, require_file
+from xling.contracts.items import hits_string
 
 TATOEBA_FIX = (
     "the paper study downloads it (config data.tatoeba; run `snakemake <this path>`), the demo's "

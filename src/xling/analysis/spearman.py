@@ -175,7 +175,6 @@ def gap_similarity_correlation(
     *,
     source: str = "en",
     tasks: Sequence[str] | None = None,
-    kinds: Sequence[str] = KINDS,
     per_layer: bool = False,
     measure: str = "cka",
     include_source: bool = False,
@@ -184,18 +183,18 @@ def gap_similarity_correlation(
     """Spearman ρ between the cross-lang gap and the cross-lingual similarity over targets.
 
     One row per (kind, task) with the similarity averaged over layers (Table 4), or per (kind,
-    task, layer) with ``per_layer`` (Figure 3). Columns: ``kind``, ``task``, [``layer``], ``rho``,
-    ``p_value``, ``n`` (languages), ``languages`` (space-separated codes). A target counts where
-    both its gap and its similarity exist. Fewer than three languages raise
-    :class:`TooFewLanguages` (and a task without a same-language score ValueError); with
-    ``skip_too_few`` both give a row with ``rho`` and ``p_value`` NaN instead.
+    task, layer) with ``per_layer`` (Figure 3); the kinds are :data:`KINDS`. Columns: ``kind``,
+    ``task``, [``layer``], ``rho``, ``p_value``, ``n`` (languages), ``languages`` (space-separated
+    codes). A target counts where both its gap and its similarity exist. Fewer than three
+    languages raise :class:`TooFewLanguages` (and a task without a same-language score
+    ValueError); with ``skip_too_few`` both give a row with ``rho`` and ``p_value`` NaN instead.
     ``tasks`` defaults to the tasks of the ``transfer`` experiment with this source.
     """
     if tasks is None:
         mask = (scores["experiment"] == "transfer") & (scores["source"] == source)
         tasks = list(dict.fromkeys(scores.loc[mask, "task"]))
     records = []
-    for kind in kinds:
+    for kind in KINDS:
         for task in tasks:
             try:
                 gap = cross_language_gap(scores, task, source, include_source=include_source)
@@ -210,20 +209,21 @@ def gap_similarity_correlation(
             else:
                 columns = [(None, table.mean(axis=1))]
             for layer, values in columns:
-                known = values.notna().to_numpy()
-                x, y = gap[known], values[known]
                 what = f"{kind} {task}, source {source}" + (f", layer {layer}" if per_layer else "")
-                try:
-                    rho, p_value = spearman(x.to_numpy(), y.to_numpy(), what)
-                except TooFewLanguages:
-                    if not skip_too_few:
-                        raise
-                    rho, p_value = math.nan, math.nan
-                record = {"kind": kind, "task": task}
-                if per_layer:
-                    record["layer"] = layer
-                record |= {"rho": rho, "p_value": p_value, "n": len(x)}
-                record["languages"] = " ".join(x.index)
-                records.append(record)
+                record = {"kind": kind, "task": task} | ({"layer": layer} if per_layer else {})
+                records.append(record | _correlation(gap, values, what, skip_too_few))
     columns = ["kind", "task", *(["layer"] if per_layer else []), "rho", "p_value", "n"]
     return pd.DataFrame(records, columns=[*columns, "languages"])
+
+
+def _correlation(gap: pd.Series, similarity: pd.Series, what: str, skip_too_few: bool) -> dict:
+    """``rho``, ``p_value``, ``n`` and ``languages`` of the targets with a similarity."""
+    known = similarity.notna().to_numpy()
+    x, y = gap[known], similarity[known]
+    try:
+        rho, p_value = spearman(x.to_numpy(), y.to_numpy(), what)
+    except TooFewLanguages:
+        if not skip_too_few:
+            raise
+        rho, p_value = math.nan, math.nan
+    return {"rho": rho, "p_value": p_value, "n": len(x), "languages": " ".join(x.index)}

@@ -14,7 +14,7 @@ Procrustes on aligned pairs (rows ``X_target``, ``X_source``) gives ``W = U V^T`
 The frozen layers run in eval mode (no dropout) both in training and at test time: they compute
 fixed features, the same ones a mapping is learned from, so the task layers are trained on the
 distribution the mapped target states are meant to match. The training loop, epoch selection on
-source dev, checkpoints and resume are fine-tuning's (``xling.finetune.run``); only the task
+source dev, checkpoints and resume are fine-tuning's (``xling.finetune.fitting``); only the task
 layers and the head train and are checkpointed.
 """
 
@@ -25,6 +25,7 @@ import logging
 import re
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,29 +33,25 @@ import numpy as np
 import torch
 from torch import nn
 
-from xling.finetune import checkpoint
-from xling.finetune.grid import hp_id, normalize_hp
-from xling.finetune.metrics import ratio
-from xling.finetune.run import (
+from xling.finetune.checkpoint import STATE_NAME
+from xling.finetune.data import (
     Split,
     TaskData,
-    check_tokenizer,
+    checked_task,
     encode_files,
-    evaluate_all,
-    fit_epochs,
-    head_dropout,
-    job_fingerprint,
     load_tokenizer,
-    remove_work_dir,
     validate_job,
-    write_outputs,
 )
+from xling.finetune.evaluation import Evaluation, evaluate_all, write_outputs
+from xling.finetune.fitting import Fitting, fit_and_select, head_dropout, job_fingerprint
+from xling.finetune.grid import hp_id, normalize_hp
+from xling.finetune.metrics import ratio
 from xling.finetune.settings import FinetuneSettings
-from xling.finetune.tasks import Task, TaskModel, make_task
-from xling.finetune.training import predict
+from xling.finetune.tasks import Task, TaskModel
+from xling.finetune.training import pick_device, predict
+from xling.jobs.lifecycle import JobLifecycle
 from xling.model import EncoderConfig, MLMEncoder, load_pretrained
 from xling.model.encoder import TransformerLayer
-from xling.worklock import WorkDirLock
 
 log = logging.getLogger(__name__)
 Matrix = torch.Tensor | np.ndarray
@@ -185,52 +182,94 @@ class _Target(NamedTuple):
     split: Split
 
 
-def run_layer_transfer(
-    task: str,
-    source_model_dir: str | Path,
-    layer: int,
-    data: TaskData,
-    out_dir: str | Path,
-    work_dir: str | Path,
-    settings: FinetuneSettings,
-    *,
-    evaluations: Mapping[str, TransferEvaluation | tuple],
-    hp: Mapping[str, object],
-    threads: int = 1,
-    device: str | None = None,
-    task_layers: int = TASK_LAYERS,
-    keep_work_dir: bool = False,
-) -> dict:
-    """Train task layers over the first ``layer`` layers of the source model, then evaluate.
+@dataclass(frozen=True)
+class LayerTransferJob:
+    """Task layers trained over the first ``layer`` layers of the source model, then evaluated.
 
     Training, selection of the epoch on source dev and the scores on ``data``'s dev/test files
-    (through the source model, no mapping) are as in ``run_finetune``. Each entry of
-    ``evaluations`` (name -> ``TransferEvaluation`` or a tuple of its fields) is then scored with
-    its own model and tokenizer and the trained task layers; the label inventory is the source
-    training file's (or ``settings.labels``). Writes ``predictions.{lang}.{ext}`` (source tests),
-    ``predictions.{name}.{ext}`` (evaluations) and last ``metrics.json``, all atomically, to
-    ``out_dir``; returns the metrics. A rerun after a kill resumes from ``work_dir``, which is
-    deleted at the end unless ``keep_work_dir``. ``device`` None picks CUDA when present.
+    (through the source model, no mapping) are as in fine-tuning (:mod:`xling.finetune.fitting`),
+    with the grid point ``hp``; ``task_layers`` fresh Transformer layers (the paper's four) and the
+    head train. Each entry of ``evaluations`` (name -> ``TransferEvaluation`` or a tuple of its
+    fields) is then scored with its own model and tokenizer and the trained task layers; the label
+    inventory is the source training file's (or ``settings.labels``). Outputs, in ``out_dir``:
+    ``predictions.{lang}.{ext}`` (source tests), ``predictions.{name}.{ext}`` (evaluations),
+    ``test_items.json`` and last ``metrics.json``. ``work_dir`` holds the resumable state.
+    """
+
+    task: str
+    source_model_dir: Path
+    layer: int
+    data: TaskData
+    out_dir: Path
+    work_dir: Path
+    settings: FinetuneSettings
+    evaluations: Mapping[str, TransferEvaluation | tuple]
+    hp: Mapping[str, object]
+    task_layers: int = TASK_LAYERS
+
+    def __post_init__(self) -> None:
+        for name in ("source_model_dir", "out_dir", "work_dir"):
+            object.__setattr__(self, name, Path(getattr(self, name)))
+
+
+def run_layer_transfer(
+    job: LayerTransferJob,
+    *,
+    threads: int = 1,
+    device: str | None = None,
+    keep_work_dir: bool = False,
+) -> dict:
+    """Run ``job`` (:class:`LayerTransferJob`); write its outputs, each atomically; return the
+    metrics. Everything is checked, read and encoded before the training starts. A rerun after a
+    kill resumes from the work directory, which is deleted at the end unless ``keep_work_dir``.
+    ``device`` None picks CUDA when present.
     """
     started = time.perf_counter()
     torch.set_num_threads(threads)
-    source_dir, out_dir, work_dir = Path(source_model_dir), Path(out_dir), Path(work_dir)
+    fitting, targets = _prepare(job, device)
+    # One trainer per work directory. The sweep that runs this job keeps its finished layers
+    # itself: nothing is kept here to restore.
+    with JobLifecycle(job.work_dir, "layer-transfer training", record=None) as life:
+        history, best_epoch = fit_and_select(fitting)
+        spec, batch_size = fitting.spec, job.settings.eval_batch_size
+        evaluation = evaluate_all(spec, fitting.model, fitting.encoded, batch_size, fitting.device)
+        scores, predictions = _evaluate_targets(fitting, targets, evaluation, job.layer)
+        metrics = {"task": job.task, "layer": job.layer, "task_layers": job.task_layers}
+        metrics |= {"hp": fitting.hp, "hp_id": hp_id(fitting.hp), "metric": spec.metric}
+        metrics |= {"source_lang": job.settings.source_lang, "selected_epoch": best_epoch}
+        metrics |= {"dev": evaluation.dev, "test": evaluation.test}
+        metrics |= {"evaluations": scores, "epochs": history}
+        for name, target in targets.items():
+            path = job.out_dir / f"predictions.{name}.{spec.prediction_extension}"
+            lang = target.evaluation.lang
+            target.spec.write_predictions(path, lang, target.split.examples, predictions[name])
+        write_outputs(spec, fitting.encoded, evaluation, metrics, job.out_dir)  # metrics.json last
+        if not keep_work_dir:
+            life.clean_up(first=[job.work_dir / STATE_NAME])
+    seconds = time.perf_counter() - started
+    log.info("%s layer %d done in %.1f s: %s", job.task, job.layer, seconds, scores)
+    return metrics
+
+
+def _prepare(job: LayerTransferJob, device: str | None) -> tuple[Fitting, dict[str, _Target]]:
+    """Check the job and every evaluation, read and encode their files, build the model: all
+    before anything trains."""
+    task, source_dir, layer, settings = job.task, job.source_model_dir, job.layer, job.settings
     if task not in TRANSFER_TASKS:
         raise ValueError(f"layer transfer supports {', '.join(TRANSFER_TASKS)}, not {task!r}")
-    if isinstance(task_layers, bool) or not isinstance(task_layers, int) or task_layers < 0:
-        raise ValueError(f"task_layers {task_layers!r} is not a layer count: use 4, the paper's")
-    hp = normalize_hp(task, hp)
-    config = validate_job(task, source_dir, data, settings)
+    count = job.task_layers
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"task_layers {count!r} is not a layer count: use 4, the paper's")
+    hp = normalize_hp(task, job.hp)
+    config = validate_job(task, source_dir, job.data, settings)
     check_layer(layer, config.layers, str(source_dir))
     checked = {
-        name: _check_evaluation(name, TransferEvaluation(*entry), layer, config, data)
-        for name, entry in evaluations.items()
+        name: _check_evaluation(name, TransferEvaluation(*entry), layer, config, job.data)
+        for name, entry in job.evaluations.items()
     }
-    run_device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    tokenizer = load_tokenizer(source_dir)
-    check_tokenizer(tokenizer, config, source_dir)
-    spec = make_task(task, tokenizer, settings)
-    encoded = encode_files(spec, data, settings, config.max_positions)
+    run_device = pick_device(device)
+    spec = checked_task(task, load_tokenizer(source_dir), config, source_dir, settings)
+    encoded = encode_files(spec, job.data, settings, config.max_positions)
     targets = {
         name: _encode_target(task, evaluation, settings, spec, encoded.train.examples)
         for name, evaluation in checked.items()
@@ -239,47 +278,37 @@ def run_layer_transfer(
     model = LayerTransferModel(
         load_frozen_encoder(source_dir, layer, run_device),
         layer,
-        build_task_layers(config, task_layers),
+        build_task_layers(config, count),
         spec.build_head(config.dim, head_dropout(settings, config)),
     ).to(run_device)
     log.info(
         "%s layer %d %s on %s: %d train examples, %d evaluations",
         *(task, layer, hp_id(hp), run_device, len(encoded.train.items), len(targets)),
     )
-    with WorkDirLock(work_dir, "layer-transfer training"):  # one trainer per work directory
-        fingerprint = job_fingerprint(task, hp, settings, spec, config, source_dir, data)
-        fingerprint |= {"transfer_layer": layer, "task_layers": task_layers}
-        source_dev = encoded.dev[settings.source_lang]
-        history, best_epoch = fit_epochs(
-            spec, model, encoded.train, source_dev, hp, settings, run_device, work_dir, fingerprint
+    fingerprint = job_fingerprint(task, hp, settings, spec, config, source_dir, job.data)
+    fingerprint |= {"transfer_layer": layer, "task_layers": count}
+    fitting = Fitting(spec, model, encoded, hp, settings, run_device, job.work_dir, fingerprint)
+    return fitting, targets
+
+
+def _evaluate_targets(
+    fitting: Fitting, targets: Mapping[str, _Target], evaluation: Evaluation, layer: int
+) -> tuple[dict[str, dict], dict[str, list]]:
+    """Each evaluation's test through its own model's first ``layer`` layers, mapped, and the
+    trained task layers: its score and predictions; its per-sentence counts go to
+    ``evaluation.test_items`` under its name (never a source test language)."""
+    model, batch_size = fitting.model, fitting.settings.eval_batch_size
+    scores, predictions = {}, {}
+    for name, target in targets.items():
+        target_dir, lang, _, mapping = target.evaluation
+        model.use_encoder(load_frozen_encoder(Path(target_dir), layer, fitting.device), mapping)
+        predictions[name] = predict(
+            target.spec, model, target.split.items, lang, batch_size, fitting.device
         )
-        checkpoint.load_epoch(work_dir, model, best_epoch)
-        evaluation = evaluate_all(spec, model, encoded, settings.eval_batch_size, run_device)
-        scores, predictions = {}, {}
-        for name, target in targets.items():
-            target_dir, lang, _, mapping = target.evaluation
-            model.use_encoder(load_frozen_encoder(Path(target_dir), layer, run_device), mapping)
-            predictions[name] = predict(
-                target.spec, model, target.split.items, lang, settings.eval_batch_size, run_device
-            )
-            # kept in test_items.json under the evaluation's name (never a source test language)
-            items = target.spec.item_counts(target.split.examples, predictions[name])
-            evaluation.test_items[name] = items
-            scores[name] = {"lang": lang, "mapped": mapping is not None, "test": ratio(items)}
-        metrics = {"task": task, "layer": layer, "task_layers": task_layers, "hp": hp}
-        metrics |= {"hp_id": hp_id(hp), "metric": spec.metric, "source_lang": settings.source_lang}
-        metrics |= {"selected_epoch": best_epoch, "dev": evaluation.dev, "test": evaluation.test}
-        metrics |= {"evaluations": scores, "epochs": history}
-        for name, target in targets.items():
-            path = out_dir / f"predictions.{name}.{spec.prediction_extension}"
-            lang = target.evaluation.lang
-            target.spec.write_predictions(path, lang, target.split.examples, predictions[name])
-        write_outputs(spec, encoded, evaluation, metrics, out_dir)  # metrics.json last
-        if not keep_work_dir:
-            remove_work_dir(work_dir)
-    seconds = time.perf_counter() - started
-    log.info("%s layer %d done in %.1f s: %s", task, layer, seconds, scores)
-    return metrics
+        items = target.spec.item_counts(target.split.examples, predictions[name])
+        evaluation.test_items[name] = items
+        scores[name] = {"lang": lang, "mapped": mapping is not None, "test": ratio(items)}
+    return scores, predictions
 
 
 def _check_evaluation(
@@ -323,9 +352,7 @@ def _encode_target(
     """The test file read and encoded with its own model's tokenizer, labels from the source."""
     model_dir = Path(evaluation.model_dir)
     config = EncoderConfig.load(model_dir / "config.json")
-    tokenizer = load_tokenizer(model_dir)
-    check_tokenizer(tokenizer, config, model_dir)
-    spec = make_task(task, tokenizer, settings)
+    spec = checked_task(task, load_tokenizer(model_dir), config, model_dir, settings)
     spec.fit_labels(train_examples)
     assert spec.labels == source_spec.labels, "label inventories of one job differ"
     examples = spec.read(evaluation.test, evaluation.lang, "test")

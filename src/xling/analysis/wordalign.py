@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from xling.atomic import atomic_write
+from xling.base.atomic import atomic_write
 from xling.contracts.alignment import Link, format_alignment, read_alignments
 
 SYMMETRIZATIONS = ("grow-diag-final-and", "intersection", "union")

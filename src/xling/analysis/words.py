@@ -12,7 +12,7 @@ dictionary and scored by CSLS retrieval (K = 10) on the MUSE test dictionary:
 * ``contextual``: per layer, each word's states averaged over its subwords and occurrences (4b).
 
 Each row also keeps which test words it translated right (column ``hits``,
-:func:`xling.finetune.items.hits_string`), so that the claims check can resample the test
+:func:`xling.contracts.items.hits_string`), so that the claims check can resample the test
 words (``xling.report.resamples``).
 """
 
@@ -26,9 +26,9 @@ from xling.analysis.alignment import translation_p_at_1
 from xling.analysis.contextual import single_subword_embeddings
 from xling.analysis.fasttext_vectors import read_vec
 from xling.analysis.wordvectors import load_word_vectors
+from xling.base.fileio import StrPath, require_file
+from xling.contracts.items import hits_string
 from xling.contracts.muse import read_muse
-from xling.fileio import StrPath, require_file
-from xling.finetune.items import hits_string
 
 MUSE_FIX = (
     "the paper study downloads it (config data.muse.url; run `snakemake <this path>`), the demo's "
@@ -51,7 +51,7 @@ def _score(method: str, layer, source, target, train, test, settings) -> list[di
     rows = []
     for mapped in (True, False):
         result = translation_p_at_1(
-            *source, *target, train, test,
+            source, target, train, test,
             k=settings["csls_k"], normalize_rounds=settings["normalize_rounds"],
             map_spaces=mapped,
         )  # fmt: skip

@@ -13,9 +13,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.errors import InputFileError
-from xling.fileio import StrPath, file_stamp, iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath, file_stamp, iter_lines
 
 
 def corpus_sentences(path: StrPath, limit: int, seed: int) -> Iterator[list[str]]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from xling.cluster.gpus import gres_gpus_per_node
-from xling.signals import stop_signals_handled
+from xling.jobs.signals import stop_signals_handled
 
 PORT_BASE, PORT_SPAN = 20000, 20000  # rendezvous ports, spread by job id to avoid clashes
 # How long torchrun lets its processes checkpoint and exit after SIGTERM before it kills them

@@ -9,10 +9,11 @@ reader and one writer of each:
 * :mod:`~xling.contracts.muse`: MUSE bilingual dictionaries.
 * :mod:`~xling.contracts.alignment`: Pharaoh word alignments.
 * :mod:`~xling.contracts.words`: gold words, one sentence a line.
+* :mod:`~xling.contracts.items`: per-item test results of a fine-tuning run (`test_items.json`).
 * :mod:`~xling.contracts.layout`: where each of these files lives under ``R/data/``.
 
-Readers read lines with :func:`xling.fileio.iter_lines` (UTF-8, ``\\n`` line ends, like every
-stage) and stop at the first malformed line with :class:`xling.errors.DataFormatError`, which
+Readers read lines with :func:`xling.base.fileio.iter_lines` (UTF-8, ``\\n`` line ends, like every
+stage) and stop at the first malformed line with :class:`xling.base.errors.DataFormatError`, which
 names the file, the 1-based line and the fix. This package imports none of its modules itself,
 so that ``xling.contracts.layout`` stays cheap for the Snakefile.
 """

@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from xling.errors import DataFormatError
-from xling.fileio import iter_lines
+from xling.base.errors import DataFormatError
+from xling.base.fileio import iter_lines
 
 Link = tuple[int, int]
 _LINK = re.compile(r"([0-9]+)-([0-9]+)")

@@ -14,9 +14,9 @@ from pathlib import Path
 import conllu
 import conllu.exceptions
 
-from xling.atomic import atomic_open
-from xling.errors import DataFormatError
-from xling.fileio import iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import DataFormatError
+from xling.base.fileio import iter_lines
 
 # The 37 universal relations of UD v2 (universaldependencies.org/u/dep), the parser's label set.
 UD_RELATIONS = frozenset(

@@ -1,7 +1,7 @@
 """MUSE bilingual dictionaries: ``source_word target_word`` a line, separated by a space.
 
 The reader also takes a third column, a positive weight (MUSE has none: every entry weighs 1),
-and tabs as separators. Its errors keep the wording of :class:`xling.errors.InputFileError`
+and tabs as separators. Its errors keep the wording of :class:`xling.base.errors.InputFileError`
 (``{path}, line {n}: ...``), which the code-switching stage has always reported.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from xling.errors import InputFileError
-from xling.fileio import StrPath, iter_lines
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath, iter_lines
 
 _FORMAT_FIX = (
     "each line must be `source_word target_word` (MUSE format), optionally followed by a"

@@ -8,9 +8,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xling.atomic import atomic_open
-from xling.errors import DataFormatError
-from xling.fileio import iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import DataFormatError
+from xling.base.fileio import iter_lines
 
 BIO_TAG = re.compile(r"^(O|[BI]-[A-Za-z0-9_]+)$")
 

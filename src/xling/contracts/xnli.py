@@ -11,9 +11,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xling.atomic import atomic_open
-from xling.errors import DataFormatError
-from xling.fileio import iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import DataFormatError
+from xling.base.fileio import iter_lines
 
 NLI_LABELS = ("contradiction", "entailment", "neutral")
 # XNLI-MT-1.0's English train file spells one label differently from XNLI-1.0.

@@ -15,8 +15,9 @@ from xling.finetune.select import select_best
 from xling.finetune.settings import FinetuneSettings
 
 _LAZY = {
+    "FinetuneJob": "xling.finetune.run",
     "run_finetune": "xling.finetune.run",
-    "TaskData": "xling.finetune.run",
+    "TaskData": "xling.finetune.data",
     "freeze_language_specific": "xling.finetune.run",
 }
 
@@ -29,6 +30,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "TASK_HP_KEYS",
+    "FinetuneJob",
     "FinetuneSettings",
     "TaskData",
     "freeze_language_specific",

@@ -1,27 +1,24 @@
 """Every fine-tuning run of one pretrained model in one process (``finetune.runs_per_job: model``).
 
 A Table 1 job of the demo did about 10 s of work after about 3 s of start-up (Python, torch and,
-before :class:`xling.optim.EagerAdam`, ``torch._dynamo``, which torch's Adam imports on first
+before :class:`xling.model.optim.EagerAdam`, ``torch._dynamo``, which torch's Adam imports on first
 use); a model's runs in one process pay the start-up once. Each run writes what a job of its own
 writes (``metrics.json`` and the predictions, through :func:`xling.finetune.run_finetune`), then
-``done.json`` (:mod:`xling.finetune.done`): a job killed half-way reruns only the runs without one.
+``done.json`` (:mod:`xling.jobs.done`): a job killed half-way reruns only the runs without one.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xling.atomic import write_json
-from xling.fileio import file_stamp
-from xling.finetune.done import done_digest, finished, mark_done
+from xling.base.fileio import file_stamp
 from xling.finetune.settings import FinetuneSettings
+from xling.jobs.done import run_once, write_job_file
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from xling.finetune.run import FinetuneJob
 
 
 def run_fingerprint(run: Mapping[str, Any], model_dir: str | Path) -> dict:
@@ -49,54 +46,49 @@ def run_model_job(
     threads: int = 1,
 ) -> list[dict]:
     """Run ``runs`` in order on ``model_dir``; write ``job_file`` (the runs' metrics files and
-    the digests of their ``done.json``, :func:`xling.finetune.done.done_digest`) last.
+    the digests of their ``done.json``, :func:`xling.jobs.done.done_digest`) last.
 
     A run is a mapping: ``task``, ``hp`` (the grid point), ``settings`` (the task's config
     section), ``seed``, ``source``, ``train`` (a path), ``dev`` and ``test`` (language -> path),
     ``out_dir``, ``work_dir``, ``pair``, ``variant``. The tokenizer is loaded once for all runs.
     """
-    from xling.finetune import TaskData, run_finetune
+    from xling import finetune
     from xling.model import load_encoder_tokenizer
 
     tokenizer = load_encoder_tokenizer(model_dir)
     results = []
     for run in runs:
-        out_dir = Path(run["out_dir"])
-        fingerprint = run_fingerprint(run, model_dir)
-        metrics = finished(out_dir, fingerprint)
-        if metrics is None:
-            started = time.perf_counter()
-            settings = FinetuneSettings.from_config(
-                run["task"], run["settings"], seed=run["seed"], source_lang=run["source"]
-            )
-            data = TaskData(
-                train=Path(run["train"]),
-                dev={lang: Path(path) for lang, path in run["dev"].items()},
-                test={lang: Path(path) for lang, path in run["test"].items()},
-            )
-            metrics = run_finetune(
-                run["task"],
-                model_dir,
-                data,
-                run["hp"],
-                out_dir,
-                run["work_dir"],
-                settings,
-                threads=threads,
-                pair=run["pair"],
-                variant=run["variant"],
-                tokenizer=tokenizer,
-                on_done=functools.partial(mark_done, out_dir, fingerprint),
-            )
-            log.info("%s done in %.1f s", out_dir, time.perf_counter() - started)
-        else:
-            log.info("%s: done before, kept", out_dir)
-        results.append(metrics)
-    write_json(
-        job_file,
-        {
-            "metrics": [str(Path(run["out_dir"]) / "metrics.json") for run in runs],
-            "done": [done_digest(run["out_dir"]) for run in runs],
-        },
-    )
+
+        def train(on_done, run=run):
+            job = _finetune_job(run, model_dir)
+            return finetune.run_finetune(job, threads=threads, tokenizer=tokenizer, on_done=on_done)
+
+        results.append(run_once(Path(run["out_dir"]), run_fingerprint(run, model_dir), train))
+    metrics = [str(Path(run["out_dir"]) / "metrics.json") for run in runs]
+    write_job_file(job_file, {"metrics": metrics}, [run["out_dir"] for run in runs])
     return results
+
+
+def _finetune_job(run: Mapping[str, Any], model_dir: str | Path) -> FinetuneJob:
+    """The :class:`xling.finetune.run.FinetuneJob` of one run."""
+    from xling.finetune.run import FinetuneJob, TaskData
+
+    settings = FinetuneSettings.from_config(
+        run["task"], run["settings"], seed=run["seed"], source_lang=run["source"]
+    )
+    data = TaskData(
+        train=Path(run["train"]),
+        dev={lang: Path(path) for lang, path in run["dev"].items()},
+        test={lang: Path(path) for lang, path in run["test"].items()},
+    )
+    return FinetuneJob(
+        run["task"],
+        model_dir,
+        data,
+        run["hp"],
+        run["out_dir"],
+        run["work_dir"],
+        settings,
+        pair=run["pair"],
+        variant=run["variant"],
+    )

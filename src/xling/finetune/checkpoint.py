@@ -16,8 +16,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from xling import joblog
-from xling.atomic import atomic_open, remove_parts
+from xling.base.atomic import remove_parts
+from xling.jobs import joblog
+from xling.jobs.checkpoint import save
 
 STATE_NAME = "state.pt"
 log = logging.getLogger(__name__)
@@ -36,13 +37,8 @@ def trainable_state(model: nn.Module) -> dict[str, torch.Tensor]:
     }
 
 
-def _save(path: Path, obj: Any) -> None:
-    with atomic_open(path, "wb") as handle:
-        torch.save(obj, handle)
-
-
 def save_epoch(work_dir: str | Path, model: nn.Module, epoch: int) -> None:
-    _save(epoch_path(work_dir, epoch), trainable_state(model))
+    save(epoch_path(work_dir, epoch), trainable_state(model))
 
 
 def load_epoch(work_dir: str | Path, model: nn.Module, epoch: int) -> None:
@@ -62,7 +58,7 @@ def load_epoch(work_dir: str | Path, model: nn.Module, epoch: int) -> None:
 
 
 def save_state(work_dir: str | Path, state: dict[str, Any]) -> None:
-    _save(Path(work_dir) / STATE_NAME, state)
+    save(Path(work_dir) / STATE_NAME, state)
 
 
 def load_state(work_dir: str | Path, fingerprint: dict[str, Any]) -> dict[str, Any] | None:
@@ -100,8 +96,8 @@ def prune(work_dir: str | Path, keep: set[int]) -> None:
 
 def clear(work_dir: str | Path) -> None:
     """Delete the saved state, then the epoch weights and any half-written file, then the run's
-    log history (:mod:`xling.joblog`): a kill in between leaves weights without a state, which a
-    rerun ignores, never a state without its weights."""
+    log history (:mod:`xling.jobs.joblog`): a kill in between leaves weights without a state, which
+    a rerun ignores, never a state without its weights."""
     (Path(work_dir) / STATE_NAME).unlink(missing_ok=True)
     prune(work_dir, set())
     remove_parts(work_dir)  # writes a kill cut short

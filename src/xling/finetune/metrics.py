@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xling.contracts.conllu import universal_relation
-from xling.finetune.items import ItemCounts
+from xling.contracts.items import ItemCounts
 
 OUTSIDE = "O"
 # Gold UPOS tags excluded from attachment scores when ``exclude_punct`` is set: the convention of

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
-from xling.errors import SettingsError
+from xling.base.errors import SettingsError
 from xling.finetune.grid import TASK_HP_KEYS
 
 # Keys of a tasks.<task> section that describe the grid and the selection over it, not one run.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,11 @@ def make_scheduler(
     raise ValueError(f"unknown schedule {schedule!r}: expected constant or warmup_linear")
 
 
+def pick_device(device: str | None = None) -> torch.device:
+    """``device``; None: CUDA when present, else the CPU."""
+    return torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
 def to_device(batch: dict[str, torch.Tensor], device: torch.device) -> dict[str, torch.Tensor]:
     return {key: value.to(device, non_blocking=True) for key, value in batch.items()}
 
@@ -107,18 +113,27 @@ def autocast(device: torch.device) -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
+@dataclass(frozen=True)
+class Learner:
+    """What a training step changes and how: a task's loss on its model, the optimizer and its
+    learning-rate schedule, the device the batches go to."""
+
+    task: Task
+    model: TaskModel
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    device: torch.device
+
+
 def train_epoch(
-    task: Task,
-    model: TaskModel,
+    learner: Learner,
     items: Sequence[dict[str, Any]],
     order: np.ndarray,
     batch_size: int,
     lang: str,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler,
-    device: torch.device,
 ) -> float:
-    """One epoch of updates in the given order; returns the mean batch loss."""
+    """One epoch of updates on ``items`` in the given order; returns the mean batch loss."""
+    task, model, device = learner.task, learner.model, learner.device
     model.train()
     total = torch.zeros((), device=device)
     steps = 0
@@ -129,9 +144,9 @@ def train_epoch(
         with autocast(device):
             loss = task.loss(model, batch, lang)
         loss.backward()
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad(set_to_none=True)
+        learner.optimizer.step()
+        learner.scheduler.step()
+        learner.optimizer.zero_grad(set_to_none=True)
         total += loss.detach()  # summed on the device: no host sync per step
         steps += 1
     return total.item() / max(steps, 1)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from xling.fileio import file_stamp
+from xling.base.fileio import file_stamp
 from xling.model.config import EncoderConfig
 from xling.model.encoder import MLMEncoder
 from xling.model.io import (

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from xling.atomic import atomic_directory
+from xling.base.atomic import atomic_directory
 from xling.model.encoder import MLMEncoder
 
 TOKENIZER_DIR = "tokenizer"

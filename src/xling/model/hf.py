@@ -22,7 +22,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from xling.atomic import atomic_directory
+from xling.base.atomic import atomic_directory
 from xling.model.encoder import EncoderOutput
 
 log = logging.getLogger(__name__)

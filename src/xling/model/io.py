@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from xling.atomic import atomic_directory
+from xling.base.atomic import atomic_directory
 from xling.model.config import EncoderConfig
 from xling.model.encoder import MLMEncoder
 

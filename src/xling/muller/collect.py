@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from xling.finetune.done import DONE
+from xling.jobs.done import DONE
 
 SCORE_COLUMNS = (
     "experiment", "task", "source", "group", "seed", "evaluation", "lang", "split", "score",

@@ -4,7 +4,7 @@ Every run of an (experiment, task, source) fine-tunes on the same files with the
 the reference model, each RANDOM-INIT group, each seed and grid point. Reading and tokenising them
 once per setup, instead of once per run, takes the data preparation out of 17 x seeds x grid runs.
 
-The cache holds the examples and their encoded items (``xling.finetune.run.Encoded``): the test
+The cache holds the examples and their encoded items (``xling.finetune.data.Encoded``): the test
 splits are keyed by evaluation name (``en_cc``), each split knowing its language. A cache is
 written atomically and records the stamps of the files it was made from; a run refuses a cache
 whose files changed since.
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import torch
 
-from xling.atomic import atomic_open
-from xling.fileio import file_stamp
-from xling.finetune.run import Encoded, Split
+from xling.base.atomic import atomic_open
+from xling.base.fileio import file_stamp
+from xling.finetune.data import Encoded, Split
 from xling.finetune.tasks import Task
 
 CACHE_FORMAT = 1

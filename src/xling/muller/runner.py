@@ -11,20 +11,20 @@ killed half-way reruns only the runs that have none, or whose fingerprint change
 from __future__ import annotations
 
 import functools
-import logging
-import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xling.atomic import write_json
-from xling.fileio import file_stamp
-from xling.finetune.done import done_digest, finished, mark_done
+from xling.base.fileio import file_stamp
 from xling.finetune.settings import FinetuneSettings
+from xling.jobs.done import run_once, write_job_file
 from xling.muller import REFERENCE
 from xling.muller.collect import SIMILARITY, SIMILARITY_RESAMPLES
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from xling.finetune.data import Encoded
+    from xling.finetune.encoding import Tokenizer
 
 
 def run_fingerprint(
@@ -59,87 +59,105 @@ def run_fingerprint(
     }
 
 
-def run_job(
-    model: str,
-    task: str,
-    source: str,
-    settings_fields: Mapping[str, Any],
-    runs: Sequence[Mapping[str, Any]],
-    encoded_path: str | Path,
-    job_file: str | Path,
-    *,
-    parallel_path: str | Path | None = None,
-    debiased: bool = False,
-    resamples: Mapping[str, int] | None = None,
-    threads: int = 1,
-) -> list[dict]:
-    """Run ``runs`` (dicts: group, seed, hp, dir, similarity) in order; write ``job_file`` (the
-    run directories and the digests of their ``done.json``) last.
+@dataclass(frozen=True)
+class MullerJob:
+    """One Muller fine-tuning job: ``runs`` of one setup (``task`` from ``source``) on ``model``.
 
-    The encoding cache, the tokenizer and the parallel sentences are loaded once for all runs.
-    ``resamples`` (``{"count": n, "seed": s}``, config ``report.resamples`` and ``seed``): the
-    bootstrap resamples of the parallel sentences on which similarity runs also measure their CKA.
+    A run is a dict: group (RANDOM-INIT group, or the reference), seed, hp, dir, similarity.
+    ``settings`` are the task's fields (config ``muller.tasks.<task>``); ``encoded_path`` is the
+    setup's encoding cache (:mod:`xling.muller.encoded`). ``job_file``, written last, lists the run
+    directories and the digests of their ``done.json``. Runs that measure similarity measure it on
+    ``parallel_path`` (the parallel sentences' ids), with the ``debiased`` estimator or not, and on
+    ``resamples`` (``{"count": n, "seed": s}``, config ``report.resamples`` and ``seed``) of them.
     """
+
+    model: str
+    task: str
+    source: str
+    settings: Mapping[str, Any]
+    runs: Sequence[Mapping[str, Any]]
+    encoded_path: Path
+    job_file: Path
+    parallel_path: Path | None = None
+    debiased: bool = False
+    resamples: Mapping[str, int] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "encoded_path", Path(self.encoded_path))
+        if self.parallel_path is not None:
+            object.__setattr__(self, "parallel_path", Path(self.parallel_path))
+
+
+def run_job(job: MullerJob, *, threads: int = 1) -> list[dict]:
+    """Run the job's runs in order, each unless done before with the same fingerprint; write its
+    job file last. The encoding cache, the tokenizer and the parallel sentences are loaded once
+    for all runs."""
     import torch
 
     from xling.analysis.loading import load_model_and_tokenizer
-    from xling.finetune import run_finetune
     from xling.muller.encoded import load_encoded
 
     torch.set_num_threads(threads)
-    encoded_path = Path(encoded_path)
-    encoded = load_encoded(encoded_path, task)
-    _, tokenizer = load_model_and_tokenizer(model)
-    parallel = torch.load(parallel_path, weights_only=True) if parallel_path else None
-    results = []
-    for run in runs:
-        run_dir = Path(run["dir"])
-        fingerprint = run_fingerprint(
-            run, task, settings_fields, encoded_path, resamples,
-            parallel=parallel_path and Path(parallel_path), debiased=debiased,
-        )  # fmt: skip
-        metrics = finished(run_dir, fingerprint)
-        if metrics is None:
-            started = time.perf_counter()
-            settings = FinetuneSettings.from_config(
-                task, settings_fields, seed=run["seed"], source_lang=source
-            )
-            on_selected = None
-            if run["similarity"]:
-                if parallel is None:
-                    raise ValueError(f"run {run_dir} measures similarity but has no parallel input")
-                # the fine-tuned model against its own source language only: an English
-                # model's similarity is English's to the targets (Muller et al.'s Table 4)
-                on_selected = _similarity_writer(
-                    run_dir, tokenizer, parallel, [source], debiased, resamples
-                )
-            metrics = run_finetune(
-                task,
-                model,
-                None,
-                run["hp"],
-                run_dir,
-                run_dir / ".work",
-                settings,
-                threads=threads,
-                tokenizer=tokenizer,
-                encoded=encoded,
-                encoded_stamp=file_stamp(encoded_path),
-                random_init=None if run["group"] == REFERENCE else run["group"],
-                on_selected=on_selected,
-                on_done=functools.partial(mark_done, run_dir, fingerprint),
-                config_section="muller.tasks",
-            )
-            log.info("%s done in %.1f s", run_dir, time.perf_counter() - started)
-        results.append(metrics)
-    write_json(
-        job_file,
-        {
-            "runs": [str(run["dir"]) for run in runs],
-            "done": [done_digest(run["dir"]) for run in runs],
-        },
+    shared = _Shared(
+        encoded=load_encoded(job.encoded_path, job.task),
+        tokenizer=load_model_and_tokenizer(job.model)[1],
+        parallel=torch.load(job.parallel_path, weights_only=True) if job.parallel_path else None,
+        threads=threads,
     )
+    results = []
+    for run in job.runs:
+        fingerprint = run_fingerprint(
+            run, job.task, job.settings, job.encoded_path, job.resamples,
+            parallel=job.parallel_path, debiased=job.debiased,
+        )  # fmt: skip
+        train = functools.partial(_run, job, run, shared)
+        results.append(run_once(Path(run["dir"]), fingerprint, train))
+    run_dirs = [str(run["dir"]) for run in job.runs]
+    write_job_file(job.job_file, {"runs": run_dirs}, run_dirs)
     return results
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What every run of a job shares, loaded once: the encoded files, the model's tokenizer, the
+    parallel sentences (None without), the thread count."""
+
+    encoded: Encoded
+    tokenizer: Tokenizer
+    parallel: dict | None
+    threads: int
+
+
+def _run(job: MullerJob, run: Mapping[str, Any], shared: _Shared, on_done) -> dict:
+    """Fine-tune one run; a run that measures similarity writes it at its selected epoch."""
+    from xling import finetune
+
+    run_dir = Path(run["dir"])
+    settings = FinetuneSettings.from_config(
+        job.task, job.settings, seed=run["seed"], source_lang=job.source
+    )
+    on_selected = None
+    if run["similarity"]:
+        if shared.parallel is None:
+            raise ValueError(f"run {run_dir} measures similarity but has no parallel input")
+        # the fine-tuned model against its own source language only: an English
+        # model's similarity is English's to the targets (Muller et al.'s Table 4)
+        on_selected = _similarity_writer(
+            run_dir, shared.tokenizer, shared.parallel, [job.source], job.debiased, job.resamples
+        )
+    finetune_job = finetune.FinetuneJob(
+        job.task, job.model, None, run["hp"], run_dir, run_dir / ".work", settings,
+        random_init=None if run["group"] == REFERENCE else run["group"],
+        encoded=shared.encoded, encoded_stamp=file_stamp(job.encoded_path),
+        config_section="muller.tasks",
+    )  # fmt: skip
+    return finetune.run_finetune(
+        finetune_job,
+        threads=shared.threads,
+        tokenizer=shared.tokenizer,
+        on_selected=on_selected,
+        on_done=on_done,
+    )
 
 
 def _similarity_writer(run_dir: Path, tokenizer, parallel, sources, debiased, resamples):

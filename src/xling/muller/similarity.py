@@ -108,7 +108,7 @@ def write_similarity(
     """Write the similarity rows to ``table`` and their ``replicates`` resamples to ``resamples``
     (a header alone with ``report.resamples: 0``); returns the rows."""
     from xling.analysis.loading import write_rows_csv
-    from xling.report.resamples import write_resamples
+    from xling.base.bootstrap import write_resamples
 
     rows = similarity_rows(pooled, sources, debiased)
     resampled = similarity_resample_rows(pooled, sources, replicates, seed)

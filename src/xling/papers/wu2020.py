@@ -1,7 +1,7 @@
 """Table 1 of Wu, Conneau et al. (2020): how its ten models were built, and their scores.
 
 The single definition of the paper's rows: config ``variants`` names a row by writing ``paper``
-(``xling.config`` expands it from here and checks a full mapping against it), and the report lays
+(``xling.study`` expands it from here and checks a full mapping against it), and the report lays
 out Table 1 and prints the paper's numbers from here.
 
 A row differs from ``default`` in the domains of its corpora (section 4.1), its vocabulary scheme

@@ -11,8 +11,8 @@ Public API:
 * :func:`register_segmenter`, :func:`available_segmenters`: the segmenter registry;
   :func:`read_user_dictionary`: a segmenter's user words (jieba's user dictionary format).
 
-Errors (:class:`xling.errors.InputFileError`, ...) and line-oriented file reading
-(:mod:`xling.fileio`) are shared by every stage and live at package level.
+Errors (:class:`xling.base.errors.InputFileError`, ...) and line-oriented file reading
+(:mod:`xling.base.fileio`) are shared by every stage and live at package level.
 """
 
 from xling.preprocess.normalize import remove_accents

@@ -12,9 +12,9 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from xling.atomic import atomic_open
-from xling.errors import SettingsError
-from xling.fileio import StrPath, iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import SettingsError
+from xling.base.fileio import StrPath, iter_lines
 from xling.preprocess.normalize import remove_accents as _remove_accents
 from xling.preprocess.segmenters import (
     Segmenter,

@@ -26,8 +26,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from xling.errors import InputFileError, SettingsError
-from xling.fileio import StrPath, iter_lines
+from xling.base.errors import InputFileError, SettingsError
+from xling.base.fileio import StrPath, iter_lines
 
 _USER_DICTIONARY_FIX = (
     "write one `word [frequency] [tag]` a line (jieba's user dictionary format), or remove the"

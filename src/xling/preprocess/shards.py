@@ -11,9 +11,9 @@ import itertools
 import shutil
 from collections.abc import Sequence
 
-from xling.atomic import atomic_open
-from xling.errors import EmptyCorpusError
-from xling.fileio import StrPath, count_lines, decode_line
+from xling.base.atomic import atomic_open
+from xling.base.errors import EmptyCorpusError
+from xling.base.fileio import StrPath, count_lines, decode_line
 
 
 def shard_line_ranges(n_lines: int, n_shards: int) -> list[tuple[int, int]]:

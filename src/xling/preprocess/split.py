@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.errors import EmptyCorpusError, InputFileError
-from xling.fileio import StrPath, iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import EmptyCorpusError, InputFileError
+from xling.base.fileio import StrPath, iter_lines
 
 
 @dataclasses.dataclass(frozen=True)

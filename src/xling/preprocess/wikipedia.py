@@ -15,11 +15,12 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-from xling.atomic import atomic_open
-from xling.errors import EmptyCorpusError, InputFileError
-from xling.fileio import StrPath
+from xling.base.atomic import atomic_open
+from xling.base.errors import EmptyCorpusError, InputFileError
+from xling.base.fileio import StrPath
 
 # wikiextractor chooses decompression by file name (fileinput.hook_compressed); a dump saved under
 # another name (a url without the suffix, a file renamed by hand) is read by its first bytes.
@@ -72,40 +73,16 @@ def extract_wikipedia(
         atomic_open(out_path) as out,
     ):
         named = _named_for_wikiextractor(dump, Path(scratch))
-        # absolute(), not resolve(): a link's own name carries the suffix
-        command = [sys.executable, "-m", "wikiextractor.WikiExtractor", str(named.absolute())]
-        command += ["--json", "--output", "-", "--quiet", "--processes", str(processes)]
-        if not expand_templates:
-            command.append("--no-templates")
+        command = _wikiextractor_command(named, processes, expand_templates)
         # The scratch working directory keeps any file wikiextractor may write out of the repo.
         with subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=stderr, cwd=scratch
         ) as process:
             assert process.stdout is not None
-            for number, raw in enumerate(process.stdout, start=1):
-                try:
-                    text = json.loads(raw)["text"]
-                except (ValueError, KeyError, TypeError):
-                    process.kill()
-                    raise InputFileError(
-                        dump,
-                        f"wikiextractor printed a line that is not a JSON article (output line"
-                        f" {number}: {raw[:80]!r})",
-                        fix="check that the installed wikiextractor supports --json",
-                    ) from None
-                # splitlines also breaks at \r, \x85, \u2028...: no reader will see a line break
-                # inside a paragraph line, whatever its idea of a newline.
-                # wikiextractor escapes &, < and > as HTML entities by default (--html-safe, on
-                # in JSON output too), which Moses would cut into "& amp ;": undo it.
-                # A numeric reference to half a surrogate pair (&#xD83D;) comes out of
-                # wikiextractor as a lone surrogate, which UTF-8 cannot write.
-                text = _LONE_SURROGATE.sub("\ufffd", html.unescape(text))
-                for paragraph in text.splitlines():
-                    paragraph = paragraph.strip()
-                    if paragraph:
-                        out.write(paragraph)
-                        out.write("\n")
-                        paragraphs += 1
+            for paragraph in _paragraphs(process, dump):
+                out.write(paragraph)
+                out.write("\n")
+                paragraphs += 1
         if process.returncode != 0:
             stderr.seek(0)
             tail = stderr.read().decode("utf-8", "replace")[-2000:]
@@ -120,3 +97,40 @@ def extract_wikipedia(
                 dump, fix="check that this is a pages-articles dump with articles in namespace 0"
             )
     return paragraphs
+
+
+def _wikiextractor_command(dump: Path, processes: int, expand_templates: bool) -> list[str]:
+    """wikiextractor's command line: JSON articles of ``dump`` on stdout, quiet."""
+    # absolute(), not resolve(): a link's own name carries the suffix
+    command = [sys.executable, "-m", "wikiextractor.WikiExtractor", str(dump.absolute())]
+    command += ["--json", "--output", "-", "--quiet", "--processes", str(processes)]
+    if not expand_templates:
+        command.append("--no-templates")
+    return command
+
+
+def _paragraphs(process: subprocess.Popen, dump: Path) -> Iterator[str]:
+    """The paragraphs of the articles wikiextractor prints, stripped, none empty; a line that is not
+    a JSON article kills it and raises InputFileError."""
+    for number, raw in enumerate(process.stdout, start=1):
+        try:
+            text = json.loads(raw)["text"]
+        except (ValueError, KeyError, TypeError):
+            process.kill()
+            raise InputFileError(
+                dump,
+                f"wikiextractor printed a line that is not a JSON article (output line"
+                f" {number}: {raw[:80]!r})",
+                fix="check that the installed wikiextractor supports --json",
+            ) from None
+        # splitlines also breaks at \r, \x85, \u2028...: no reader will see a line break inside
+        # a paragraph line, whatever its idea of a newline.
+        # wikiextractor escapes &, < and > as HTML entities by default (--html-safe, on in JSON
+        # output too), which Moses would cut into "& amp ;": undo it.
+        # A numeric reference to half a surrogate pair (&#xD83D;) comes out of wikiextractor as a
+        # lone surrogate, which UTF-8 cannot write.
+        text = _LONE_SURROGATE.sub("\ufffd", html.unescape(text))
+        for paragraph in text.splitlines():
+            paragraph = paragraph.strip()
+            if paragraph:
+                yield paragraph

@@ -14,6 +14,7 @@ import argparse
 import json
 
 from xling.pretrain.engine import pretrain
+from xling.pretrain.job import PretrainJob
 from xling.pretrain.settings import PretrainSettings
 
 
@@ -45,21 +46,12 @@ def main(argv: list[str] | None = None) -> dict:
         settings = PretrainSettings.from_dict(json.loads(args.settings_json))
     else:
         settings = PretrainSettings()
-    return pretrain(
-        args.data_dir,
-        args.languages,
-        args.out_model,
-        args.work_dir,
-        args.curve,
-        args.summary,
-        settings,
-        tokenizer_dir=args.tokenizer_dir,
-        log_file=args.log_file,
-        device=args.device,
-        keep_work_dir=args.keep_work_dir,
-        figure=args.figure,
-        figure_title=args.figure_title,
-    )
+    outputs = (args.out_model, args.work_dir, args.curve, args.summary)
+    job = PretrainJob(
+        args.data_dir, args.languages, *outputs, settings, tokenizer_dir=args.tokenizer_dir,
+        log_file=args.log_file, figure=args.figure, figure_title=args.figure_title,
+    )  # fmt: skip
+    return pretrain(job, device=args.device, keep_work_dir=args.keep_work_dir)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ from typing import Any
 
 import torch
 
-from xling.atomic import atomic_open, remove_parts
+from xling.base.atomic import remove_parts
+from xling.jobs.checkpoint import save
 
 CHECKPOINT_NAME = re.compile(r"checkpoint-step(\d+)\.pt")
 # Job keys that checkpoints of earlier versions lack: those checkpoints still resume.
@@ -50,8 +51,7 @@ def checkpoint_files(work_dir: str | Path) -> list[Path]:
 def save_checkpoint(work_dir: str | Path, state: dict[str, Any], previous: Path | None) -> Path:
     """Write the checkpoint of ``state["step"]``, then delete every other one but ``previous``."""
     path = checkpoint_path(work_dir, state["step"])
-    with atomic_open(path, "wb") as handle:
-        torch.save({"format": FORMAT_VERSION, **state}, handle)
+    save(path, {"format": FORMAT_VERSION, **state})
     for old in checkpoint_files(work_dir):
         if old not in (path, previous):
             old.unlink(missing_ok=True)
@@ -138,16 +138,3 @@ def remove_best_dirs_after(work_dir: str | Path, step: int) -> None:
         number = candidate.name.removeprefix("best-step")
         if number.isdigit() and int(number) > step:
             shutil.rmtree(candidate, ignore_errors=True)
-
-
-def rng_state(device: torch.device) -> dict[str, Any]:
-    state = {"torch": torch.get_rng_state()}
-    if device.type == "cuda":
-        state["cuda"] = torch.cuda.get_rng_state(device)
-    return state
-
-
-def restore_rng_state(state: dict[str, Any], device: torch.device) -> None:
-    torch.set_rng_state(state["torch"])
-    if device.type == "cuda" and "cuda" in state:
-        torch.cuda.set_rng_state(state["cuda"], device)

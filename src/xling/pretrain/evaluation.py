@@ -23,6 +23,7 @@ import torch.nn.functional as F
 
 from xling.pretrain.data import dev_windows
 from xling.pretrain.masking import MaskedBatch, mask_tokens
+from xling.pretrain.settings import PretrainSettings
 
 
 @dataclass
@@ -37,31 +38,16 @@ class DevScore:
 
 
 def dev_batches(
-    ids: np.ndarray,
-    lang: str,
-    *,
-    seq_len: int,
-    max_tokens: int,
-    batch_size: int,
-    eval_seed: int,
-    replacement_ids: np.ndarray,
-    mask_prob: float,
-    mask_token_rate: float,
-    random_token_rate: float,
+    ids: np.ndarray, lang: str, replacement_ids: np.ndarray, settings: PretrainSettings
 ) -> list[MaskedBatch]:
-    """Fixed masked dev batches of one language."""
-    windows = dev_windows(ids, seq_len, max_tokens)
-    rng = np.random.default_rng([eval_seed, zlib.crc32(lang.encode("utf-8"))])
+    """Fixed masked dev batches of one language: its first ``settings.dev_tokens`` in windows of
+    ``seq_len``, ``eval_batch_size`` a batch, masked as training masks (from ``eval_seed``)."""
+    windows = dev_windows(ids, settings.seq_len, settings.dev_tokens)
+    rng = np.random.default_rng([settings.eval_seed, zlib.crc32(lang.encode("utf-8"))])
+    size = settings.eval_batch_size
     return [
-        mask_tokens(
-            windows[i : i + batch_size],
-            rng,
-            replacement_ids,
-            mask_prob=mask_prob,
-            mask_token_rate=mask_token_rate,
-            random_token_rate=random_token_rate,
-        )
-        for i in range(0, len(windows), batch_size)
+        mask_tokens(windows[i : i + size], rng, replacement_ids, **settings.masking())
+        for i in range(0, len(windows), size)
     ]
 
 

@@ -17,8 +17,9 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
+import xling.pretrain.checkpoint as ckpt
+from xling.jobs.signals import stop_signals_handled
 from xling.model import MLMEncoder, save_pretrained
-from xling.pretrain import checkpoint as ckpt
 from xling.pretrain.data import MASK_ID, StreamBatch, prefetch, step_rng, step_seed
 from xling.pretrain.distributed import Runtime
 from xling.pretrain.evaluation import evaluate
@@ -27,68 +28,73 @@ from xling.pretrain.masking import mask_tokens
 from xling.pretrain.objective import MaskedLMObjective
 from xling.pretrain.progress import LossInterval, progress_line
 from xling.pretrain.settings import PretrainSettings
-from xling.signals import stop_signals_handled
 
-if TYPE_CHECKING:  # engine imports this module
-    from xling.pretrain.engine import PretrainJob
+if TYPE_CHECKING:
+    from xling.pretrain.trainer import Trainer
 
 _MASKING = 1  # the masking stream of data.step_rng
 
 
-def train_steps(job: PretrainJob, step_callback: Callable[[int], None] | None = None) -> None:
-    """Run ``job`` from its current step to ``settings.total_steps``."""
-    s, device = job.settings, job.runtime.device
-    if job.step >= s.total_steps:
+def train_steps(trainer: Trainer, step_callback: Callable[[int], None] | None = None) -> None:
+    """Run ``trainer`` from its current step to ``settings.total_steps``."""
+    s, runtime, device = trainer.settings, trainer.runtime, trainer.runtime.device
+    if trainer.step >= s.total_steps:
         return
-    objective = _objective(job.model, job.runtime, compile_layers=s.compile_layers)
-    job.model.train()
-    index = {lang: i for i, lang in enumerate(job.languages)}
-    interval = job.interval
+    objective = _objective(trainer.model, runtime, compile_layers=s.compile_layers)
+    trainer.model.train()
+    index = {lang: i for i, lang in enumerate(trainer.languages)}
+    interval = trainer.interval
     interval.restart_clock()
-    tokens_per_step = s.batch_size * s.seq_len * job.runtime.world_size
-    batches = job.sampler.iterate(job.step + 1, s.total_steps, job.consumed)
-    prepare = functools.partial(_prepare, settings=s, runtime=job.runtime, inputs=job.inputs)
+    tokens_per_step = s.batch_size * s.seq_len * runtime.world_size
+    batches = trainer.sampler.iterate(trainer.step + 1, s.total_steps, trainer.consumed)
+    prepare = functools.partial(_prepare, settings=s, runtime=runtime, inputs=trainer.inputs)
     batches = prefetch(batches, prepare) if device.type == "cuda" else map(prepare, batches)
     session_start = last_checkpoint = time.monotonic()
-    elapsed_before = job.elapsed
+    elapsed_before = trainer.elapsed
     with _StopSignals() as stop:
         for batch, tensors in batches:
             input_ids, selected, targets = (t.to(device, non_blocking=True) for t in tensors)
-            torch.manual_seed(step_seed(s.seed, batch.step, job.runtime.rank))  # dropout
-            with job.autocast():
+            torch.manual_seed(step_seed(s.seed, batch.step, runtime.rank))  # dropout
+            with trainer.autocast():
                 loss = objective(input_ids, batch.lang, selected, targets)
-            job.scaler.scale(loss).backward()
-            job.scaler.unscale_(job.optimizer)
-            if s.clip_grad_norm > 0:
-                torch.nn.utils.clip_grad_norm_(job.model.parameters(), s.clip_grad_norm)
-            job.scaler.step(job.optimizer)
-            job.scaler.update()
-            job.optimizer.zero_grad(set_to_none=True)
-            job.schedule.step()
+            _update(trainer, loss)
             interval.add(index[batch.lang], loss.detach())
-            job.step, job.consumed = batch.step, batch.consumed
-            job.tokens += tokens_per_step
-            job.elapsed = elapsed_before + (time.monotonic() - session_start)
-            if job.step == 1 or job.step % s.log_interval == 0 or job.step == s.total_steps:
-                _log_progress(job, interval)
+            step = trainer.step = batch.step
+            trainer.consumed = batch.consumed
+            trainer.tokens += tokens_per_step
+            trainer.elapsed = elapsed_before + (time.monotonic() - session_start)
+            if step == 1 or step % s.log_interval == 0 or step == s.total_steps:
+                _log_progress(trainer, interval)
             pause_start = time.monotonic()
-            if job.step % s.eval_interval == 0 or job.step == s.total_steps:
-                evaluate_and_select(job)
-            due = bool(s.checkpoint_steps) and job.step % s.checkpoint_steps == 0
+            if step % s.eval_interval == 0 or step == s.total_steps:
+                evaluate_and_select(trainer)
+            due = bool(s.checkpoint_steps) and step % s.checkpoint_steps == 0
             due = due or time.monotonic() - last_checkpoint >= 60 * s.checkpoint_minutes
-            stopping = _stop_agreed(stop, job.runtime, job.step, every=s.log_interval)
-            if due or job.step == s.total_steps or stopping:
-                job.save_checkpoint()
+            stopping = _stop_agreed(stop, runtime, step, every=s.log_interval)
+            if due or step == s.total_steps or stopping:
+                trainer.save_checkpoint()
                 last_checkpoint = time.monotonic()
             interval.paused += time.monotonic() - pause_start
             if stopping:
                 cause = f"signal {stop.signal}" if stop.signal else "another process's signal"
                 raise SystemExit(
-                    f"stopped by {cause} after checkpointing step {job.step}; "
+                    f"stopped by {cause} after checkpointing step {step}; "
                     "rerun the same job to resume"
                 )
             if step_callback is not None:
-                step_callback(job.step)
+                step_callback(step)
+
+
+def _update(trainer: Trainer, loss: torch.Tensor) -> None:
+    """Backward, clip, one optimizer and schedule step (through the fp16 loss scaler if on)."""
+    trainer.scaler.scale(loss).backward()
+    trainer.scaler.unscale_(trainer.optimizer)
+    if trainer.settings.clip_grad_norm > 0:
+        torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), trainer.settings.clip_grad_norm)
+    trainer.scaler.step(trainer.optimizer)
+    trainer.scaler.update()
+    trainer.optimizer.zero_grad(set_to_none=True)
+    trainer.schedule.step()
 
 
 def _stop_agreed(stop: _StopSignals, runtime: Runtime, step: int, *, every: int) -> bool:
@@ -132,92 +138,83 @@ def _prepare(
 ) -> tuple[StreamBatch, list[torch.Tensor]]:
     """Mask a batch on the host (from the step's own RNG) and, on GPU, pin it for async copy."""
     rng = step_rng(settings.seed, _MASKING, batch.step, runtime.rank)
-    masked = mask_tokens(
-        batch.tokens,
-        rng,
-        inputs.replacement_ids(batch.lang),
-        mask_prob=settings.mask_prob,
-        mask_token_rate=settings.mask_token_rate,
-        random_token_rate=settings.random_token_rate,
-        mask_id=MASK_ID,
-    )
+    replacements = inputs.replacement_ids(batch.lang)
+    masked = mask_tokens(batch.tokens, rng, replacements, mask_id=MASK_ID, **settings.masking())
     tensors = [torch.from_numpy(a) for a in (masked.input_ids, masked.selected, masked.targets)]
     if runtime.device.type == "cuda":
         tensors = [t.pin_memory() for t in tensors]
     return batch, tensors
 
 
-def _log_progress(job: PretrainJob, interval: LossInterval) -> None:
-    s = job.settings
+def _log_progress(trainer: Trainer, interval: LossInterval) -> None:
+    s = trainer.settings
     sums = interval.loss_sums.tolist()  # the one host sync of a logging interval
     seconds = max(time.monotonic() - interval.start - interval.paused, 1e-9)
     steps = sum(interval.steps)
     losses = {
         lang: sums[i] / n
-        for i, (lang, n) in enumerate(zip(job.languages, interval.steps, strict=True))
+        for i, (lang, n) in enumerate(zip(trainer.languages, interval.steps, strict=True))
         if n
     }
-    lr = job.schedule.get_last_lr()[0]
     for lang, loss in losses.items():
-        job.curve.record(
-            job.step,
-            lang,
-            tokens=job.tokens,
-            train_loss=loss,
-            lr=lr,
-            elapsed_s=round(job.elapsed, 3),
-        )
-    if job.first_train_loss is None:
-        job.first_train_loss = sum(sums) / steps
-    job.last_train_loss = sum(sums) / steps
-    per_step = seconds / steps
-    job.log(
+        _record(trainer, lang, train_loss=loss)
+    if trainer.first_train_loss is None:
+        trainer.first_train_loss = sum(sums) / steps
+    trainer.last_train_loss = sum(sums) / steps
+    per_step, peak = seconds / steps, trainer.peak_flops
+    trainer.log(
         progress_line(
-            step=job.step,
+            step=trainer.step,
             total=s.total_steps,
             lang_losses=losses,
-            lr=lr,
-            tokens_per_second=steps * s.batch_size * s.seq_len * job.runtime.world_size / seconds,
-            elapsed=job.elapsed,
-            seconds_left=(s.total_steps - job.step) * per_step,
-            mfu=job.flops_per_step / per_step / job.peak_flops if job.peak_flops else None,
+            lr=trainer.schedule.get_last_lr()[0],
+            tokens_per_second=steps
+            * s.batch_size
+            * s.seq_len
+            * trainer.runtime.world_size
+            / seconds,
+            elapsed=trainer.elapsed,
+            seconds_left=(s.total_steps - trainer.step) * per_step,
+            mfu=trainer.flops_per_step / per_step / peak if peak else None,
         )
     )
     interval.reset()
 
 
-def evaluate_and_select(job: PretrainJob) -> None:
+def _record(trainer: Trainer, lang: str, **values: float) -> None:
+    """``values`` into the curve's row of the current step and ``lang``, with the step's tokens,
+    learning rate and time."""
+    lr = trainer.schedule.get_last_lr()[0]
+    elapsed = round(trainer.elapsed, 3)
+    trainer.curve.record(
+        trainer.step, lang, tokens=trainer.tokens, **values, lr=lr, elapsed_s=elapsed
+    )
+
+
+def evaluate_and_select(trainer: Trainer) -> None:
     """Score every language on dev; keep the model if the selection language improved."""
-    if not job.runtime.is_main:
+    if not trainer.runtime.is_main:
         return
+    model, device = trainer.model, trainer.runtime.device
     scores = {
-        lang: evaluate(job.model, job.dev[lang], lang, job.runtime.device, job.autocast)
-        for lang in job.languages
+        lang: evaluate(model, trainer.dev[lang], lang, device, trainer.autocast)
+        for lang in trainer.languages
     }
-    lr = job.schedule.get_last_lr()[0]
     for lang, score in scores.items():
-        job.curve.record(
-            job.step,
-            lang,
-            tokens=job.tokens,
-            dev_loss=score.loss,
-            dev_ppl=score.perplexity,
-            dev_acc=score.accuracy,
-            lr=lr,
-            elapsed_s=round(job.elapsed, 3),
-        )
-    chosen = scores[job.selection_language]
-    improved = job.best is None or _finite(chosen.loss) < _finite(job.best["dev_loss"])
+        dev = {"dev_loss": score.loss, "dev_ppl": score.perplexity, "dev_acc": score.accuracy}
+        _record(trainer, lang, **dev)
+    chosen = scores[trainer.selection_language]
+    improved = trainer.best is None or _finite(chosen.loss) < _finite(trainer.best["dev_loss"])
     if improved:
-        save_pretrained(job.model, ckpt.best_dir(job.work_dir, job.step))
-        job.best = {"step": job.step, "dev_loss": chosen.loss}
+        save_pretrained(trainer.model, ckpt.best_dir(trainer.work_dir, trainer.step))
+        trainer.best = {"step": trainer.step, "dev_loss": chosen.loss}
     details = ", ".join(
         f"{lang} ppl {score.perplexity:.2f} acc {score.accuracy:.3f} (unigram ppl "
-        f"{job.baselines[lang].perplexity:.2f} acc {job.baselines[lang].accuracy:.3f})"
+        f"{trainer.baselines[lang].perplexity:.2f} acc {trainer.baselines[lang].accuracy:.3f})"
         for lang, score in scores.items()
     )
     mark = " (new)" if improved else ""
-    job.log(f"eval step {job.step}: {details}; best step {job.best['step']}{mark}")
+    trainer.log(f"eval step {trainer.step}: {details}; best step {trainer.best['step']}{mark}")
 
 
 def _finite(loss: float) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from xling.optim import EagerAdam
+from xling.model.optim import EagerAdam
 
 
 class InverseSqrtWithWarmup:

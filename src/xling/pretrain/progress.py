@@ -12,8 +12,8 @@ from typing import IO
 
 import torch
 
-from xling import joblog
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
+from xling.jobs import joblog
 
 CURVE_COLUMNS = [
     "step",
@@ -36,7 +36,7 @@ def format_duration(seconds: float) -> str:
 
 class Reporter:
     """Writes progress lines to stdout and, if given, appends them to a log file and to the job's
-    history (:mod:`xling.joblog`)."""
+    history (:mod:`xling.jobs.joblog`)."""
 
     def __init__(
         self,

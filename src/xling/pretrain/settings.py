@@ -111,6 +111,23 @@ class PretrainSettings:
                 f"{max_positions}; raise max_positions or shorten seq_len"
             )
 
+    def masking(self) -> dict[str, float]:
+        """The rates :func:`xling.pretrain.masking.mask_tokens` takes: training and dev batches
+        are masked alike."""
+        rates = ("mask_prob", "mask_token_rate", "random_token_rate")
+        return {name: getattr(self, name) for name in rates}
+
+    def optimizer_options(self) -> dict[str, Any]:
+        """The options :func:`xling.pretrain.optim.build_optimizer` takes."""
+        return {
+            "lr": self.lr,
+            "betas": self.adam_betas,
+            "eps": self.adam_eps,
+            "weight_decay": self.weight_decay,
+            "warmup_steps": self.warmup_steps,
+            "warmup_init_lr": self.warmup_init_lr,
+        }
+
     def encoder_config(self, vocab_size: int, languages: list[str]) -> EncoderConfig:
         return EncoderConfig(vocab_size=vocab_size, languages=list(languages), **self.architecture)
 

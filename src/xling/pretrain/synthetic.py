@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.pretrain.data import EOS_ID
 
 SPECIAL_TOKENS = ["<pad>", "<unk>", "<s>", "</s>", "<mask>"]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 
 NOT_COMPUTED = "n/c"
 SUSPECT_MARK = "†"

@@ -11,7 +11,7 @@ matplotlib.use("Agg")  # no display on cluster nodes
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 
 
 def plot_cka_layers(tables: Mapping[tuple[str, str], pd.DataFrame], out_path: str | Path) -> None:

@@ -1,9 +1,11 @@
 """Figures 1 to 8 of Muller et al. (2021) from ``similarity.csv`` (and ``scores.csv`` for Figure 3).
 
 Each ``figure*`` function draws one figure with matplotlib's non-interactive backend, writes it as
-png and pdf, writes the numbers behind it as csv, and returns that table. CKA values are the mean
-over seeds of ``similarity.csv``'s ``cka`` (``measure`` picks ``cka_debiased`` instead); layer 0 is
-the embedding layer. Fine-tuned curves are the Ref models (no RANDOM-INIT) unless a group is named.
+png and pdf, writes the numbers behind it as csv (the three :class:`FigureFiles`), and returns that
+table; :func:`write_figures` draws those a rule names, as its :class:`FigureSettings` say. CKA
+values are the mean over seeds of ``similarity.csv``'s ``cka`` (``measure`` picks ``cka_debiased``
+instead); layer 0 is the embedding layer. Fine-tuned curves are the Ref models (no RANDOM-INIT)
+unless a group is named.
 
 When the pair the paper draws (en-ru) is not in the file, Figures 1 and 2 draw the source with the
 first target present (the paper's language order) and say so in their title; a figure with nothing
@@ -13,7 +15,8 @@ task or group.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -23,15 +26,51 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from xling.analysis.spearman import gap_similarity_correlation
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.papers import muller2021 as paper
-from xling.report.muller_scores import language_order, prepare_scores, prepare_similarity
+from xling.report.muller_scores import (
+    language_order,
+    named_outputs,
+    prepare_scores,
+    prepare_similarity,
+)
 
 REF = paper.REF
 DPI = 150  # of the png; the pdf is vector
 DEFAULT_GROUP = "1-2"  # RANDOM-INIT of the lower layers for Figures 2 and 6-8
 FIGURE_NAMES = tuple(f"figure{n}" for n in range(1, 9))
 _TASK_FIGURES = {6: "parsing", 7: "pos", 8: "ner"}
+
+
+@dataclass(frozen=True)
+class FigureFiles:
+    """Where one figure goes: the drawing as png and pdf, the numbers behind it as csv."""
+
+    png: str | Path
+    pdf: str | Path
+    csv: str | Path
+
+
+@dataclass(frozen=True)
+class FigureSettings:
+    """What :func:`write_figures` draws, each field a param of the rule (all optional).
+
+    ``source`` is the fine-tuning language of every figure and ``target`` the other language of
+    Figures 1 and 2 (the paper's en-ru); ``figure2_group`` is Figure 2's RANDOM-INIT group;
+    ``random_init_groups`` restricts the groups of Figures 6-8 (default: all the file has) and
+    ``languages`` restricts and orders the targets of Figures 4-8; ``measure`` is the column of
+    ``similarity.csv`` drawn (``cka`` or ``cka_debiased``); ``include_source`` counts the source
+    itself in Figure 3's correlations. A config may write a group as a number: groups are read as
+    text.
+    """
+
+    source: str = "en"
+    target: str = "ru"
+    figure2_group: str = DEFAULT_GROUP
+    random_init_groups: Sequence[str] | None = None
+    languages: Sequence[str] | None = None
+    measure: str = "cka"
+    include_source: bool = False
 
 
 # --- data --------------------------------------------------------------------------------------
@@ -77,13 +116,13 @@ def _task_name(task: str) -> str:
 # --- drawing -----------------------------------------------------------------------------------
 
 
-def _save(fig, png: str | Path, pdf: str | Path, data: pd.DataFrame, csv: str | Path):
+def _save(fig, files: FigureFiles, data: pd.DataFrame) -> None:
     fig.tight_layout()
-    for path, kind in ((png, "png"), (pdf, "pdf")):
+    for path, kind in ((files.png, "png"), (files.pdf, "pdf")):
         with atomic_open(path, "wb", encoding=None) as handle:
             fig.savefig(handle, format=kind)
     plt.close(fig)
-    with atomic_open(csv) as handle:
+    with atomic_open(files.csv) as handle:
         data.to_csv(handle, index=False)
 
 
@@ -103,11 +142,28 @@ def _axes_layers(ax, layers: Sequence[int], ylabel: str = "CKA", ylim=(0, 1)):
     ax.grid(alpha=0.3)
 
 
-def _plot(ax, rows: pd.DataFrame, label: str, style: str = "-", **kwargs) -> bool:
-    if rows.empty:
-        return False
-    ax.plot(rows["layer"], rows["cka"], style, marker="o", ms=3, label=label, **kwargs)
-    return True
+@dataclass(frozen=True)
+class _Line:
+    """One CKA curve: its rows (their ``curve`` column tags them in the csv), its legend label,
+    its line style and, where the figure fixes one, its colour."""
+
+    rows: pd.DataFrame
+    label: str
+    style: str = "-"
+    color: str | None = None
+
+
+def _draw_lines(ax, lines: Iterable[_Line]) -> list[pd.DataFrame]:
+    """Plot each line that has rows; return every line's rows (:func:`_long` drops the empty)."""
+    parts = []
+    for line in lines:
+        rows = line.rows
+        if not rows.empty:
+            colour = {} if line.color is None else {"color": line.color}
+            x, y = rows["layer"], rows["cka"]
+            ax.plot(x, y, line.style, marker="o", ms=3, label=line.label, **colour)
+        parts.append(rows)
+    return parts
 
 
 # Figure 3's line style and hollow marker per task (in the order drawn): tasks with the same ρ at
@@ -161,7 +217,35 @@ def _tagged(rows: pd.DataFrame, curve: str) -> pd.DataFrame:
     return rows.assign(curve=curve)
 
 
-# --- Figures 1, 2, 4 ---------------------------------------------------------------------------
+# --- Figures 1, 2, 4: one panel ----------------------------------------------------------------
+
+
+def _one_panel(lines: Iterable[_Line]):
+    """A figure of one panel with ``lines`` drawn, and the table of their rows."""
+    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=DPI)
+    return fig, ax, _long(_draw_lines(ax, lines), _COLUMNS)
+
+
+def _finish_one_panel(fig, ax, data: pd.DataFrame, title: str, files: FigureFiles, **legend):
+    """Axes, title and legend of a one-panel figure, then the figure and its table written."""
+    _axes_layers(ax, data["layer"])
+    ax.set_title(title, fontsize=9)
+    _legend(ax, fontsize=7, **legend)
+    _save(fig, files, data)
+    return data
+
+
+def _pretrained_and_tasks(
+    means: pd.DataFrame, source: str, target: str, tasks: Sequence[str], prefix: str = ""
+) -> list[_Line]:
+    """The pretrained model's curve (black, dashed), then each task's fine-tuned (Ref) curve,
+    labelled by the task's name after ``prefix``."""
+    pretrained = _tagged(_curve(means, "pretrained", source, target), "pretrained")
+    lines = [_Line(pretrained, "pretrained", "--", "black")]
+    for task in tasks:
+        rows = _tagged(_curve(means, "finetuned", source, target, task), f"fine-tuned {task}")
+        lines.append(_Line(rows, f"{prefix}{_task_name(task)}"))
+    return lines
 
 
 def _paper_peaks(ax, layer: int, peaks: Mapping[str, float]) -> None:
@@ -189,9 +273,7 @@ def _paper_peaks(ax, layer: int, peaks: Mapping[str, float]) -> None:
 
 def figure1(
     similarity: pd.DataFrame,
-    png: str | Path,
-    pdf: str | Path,
-    csv: str | Path,
+    files: FigureFiles,
     *,
     source: str = "en",
     target: str = "ru",
@@ -206,33 +288,19 @@ def figure1(
     """
     means = mean_similarity(prepare_similarity(similarity), measure)
     source, target, note = choose_pair(means, source, target)
-    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=DPI)
-    parts = [_tagged(_curve(means, "pretrained", source, target), "pretrained")]
-    _plot(ax, parts[0], "pretrained", "--", color="black")
-    for task in tasks:
-        rows = _tagged(_curve(means, "finetuned", source, target, task), f"fine-tuned {task}")
-        if _plot(ax, rows, f"fine-tuned {_task_name(task)}"):
-            parts.append(rows)
-    data = _long(parts, _COLUMNS)
+    lines = _pretrained_and_tasks(means, source, target, tasks, prefix="fine-tuned ")
+    fig, ax, data = _one_panel(lines)
     layer = paper.FIGURE_FACTS["figure1_peak_layer"]
     if (source, target) == paper.FIGURE_FACTS["figure1_pair"] and layer in set(data["layer"]):
         peaks = paper.FIGURE_FACTS["figure1_peak_cka"]
         _paper_peaks(ax, layer, {task: peaks[task] for task in tasks if task in peaks})
-    _axes_layers(ax, data["layer"])
-    ax.set_title(
-        _title(f"Figure 1: cross-lingual similarity {source}-{target}", note, data.empty),
-        fontsize=9,
-    )
-    _legend(ax, fontsize=7)
-    _save(fig, png, pdf, data, csv)
-    return data
+    title = _title(f"Figure 1: cross-lingual similarity {source}-{target}", note, data.empty)
+    return _finish_one_panel(fig, ax, data, title, files)
 
 
 def figure2(
     similarity: pd.DataFrame,
-    png: str | Path,
-    pdf: str | Path,
-    csv: str | Path,
+    files: FigureFiles,
     *,
     group: str = DEFAULT_GROUP,
     task: str = "ner",
@@ -245,28 +313,20 @@ def figure2(
     means = mean_similarity(prepare_similarity(similarity), measure)
     finetuned = means[means["model"] == "finetuned"]
     source, target, note = choose_pair(finetuned, source, target)
-    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=DPI)
     ref = _tagged(_curve(means, "finetuned", source, target, task), "ref")
     init = _tagged(_curve(means, "finetuned", source, target, task, group), f"random-init {group}")
-    _plot(ax, ref, "fine-tuned (Ref)")
-    _plot(ax, init, f"fine-tuned, RANDOM-INIT {group}", "--")
+    lines = [_Line(ref, "fine-tuned (Ref)"), _Line(init, f"fine-tuned, RANDOM-INIT {group}", "--")]
+    fig, ax, data = _one_panel(lines)
     notes = [note] if note else []
     if init.empty:
         notes.append(f"RANDOM-INIT {group} not computed")
-    data = _long([ref, init], _COLUMNS)
-    _axes_layers(ax, data["layer"])
     title = f"Figure 2: {_task_name(task)} fine-tuned, {source}-{target}, with and w/o RANDOM-INIT"
-    ax.set_title(_title(title, "; ".join(notes), data.empty), fontsize=9)
-    _legend(ax, fontsize=7)
-    _save(fig, png, pdf, data, csv)
-    return data
+    return _finish_one_panel(fig, ax, data, _title(title, "; ".join(notes), data.empty), files)
 
 
 def figure4(
     similarity: pd.DataFrame,
-    png: str | Path,
-    pdf: str | Path,
-    csv: str | Path,
+    files: FigureFiles,
     *,
     task: str = "ner",
     source: str = "en",
@@ -276,29 +336,37 @@ def figure4(
     """Figure 4: CKA per layer of the models fine-tuned on ``task`` (NER), one line per target."""
     means = mean_similarity(prepare_similarity(similarity), measure)
     finetuned = means[(means["model"] == "finetuned") & (means["task"] == task)]
-    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=DPI)
-    parts = []
-    for target in _targets(finetuned, source, targets):
-        rows = _tagged(_curve(means, "finetuned", source, target, task), target)
-        if _plot(ax, rows, f"{source}-{target}"):
-            parts.append(rows)
-    data = _long(parts, _COLUMNS)
-    _axes_layers(ax, data["layer"])
+    fig, ax, data = _one_panel(
+        _Line(
+            _tagged(_curve(means, "finetuned", source, target, task), target), f"{source}-{target}"
+        )
+        for target in _targets(finetuned, source, targets)
+    )
     title = f"Figure 4: {_task_name(task)} fine-tuned, source {source}, per target"
-    ax.set_title(_title(title, empty=data.empty), fontsize=9)
-    _legend(ax, fontsize=7, ncol=2)
-    _save(fig, png, pdf, data, csv)
-    return data
+    return _finish_one_panel(fig, ax, data, _title(title, empty=data.empty), files, ncol=2)
 
 
 # --- Figures 5-8: one panel per target ---------------------------------------------------------
 
 
+def _panels(
+    source: str, targets: Sequence[str], lines_of: Callable[[str], list[_Line]], layers
+) -> tuple[object, pd.DataFrame]:
+    """A figure of one panel per target with the lines ``lines_of(target)``, ``layers`` on the x
+    axis of each, and the table of every panel's rows."""
+    fig, axes = _grid(len(targets))
+    parts = []
+    for ax, target in zip(axes, targets, strict=False):
+        parts += _draw_lines(ax, lines_of(target))
+        _axes_layers(ax, layers)
+        ax.set_title(f"{source}-{target}", fontsize=9)
+        _legend(ax, fontsize=6)
+    return fig, _long(parts, _COLUMNS)
+
+
 def figure5(
     similarity: pd.DataFrame,
-    png: str | Path,
-    pdf: str | Path,
-    csv: str | Path,
+    files: FigureFiles,
     *,
     source: str = "en",
     targets: Sequence[str] | None = None,
@@ -307,32 +375,21 @@ def figure5(
 ) -> pd.DataFrame:
     """Figure 5: per target language, CKA of the pretrained and the fine-tuned (Ref) models."""
     means = mean_similarity(prepare_similarity(similarity), measure)
-    chosen = _targets(means, source, targets)
-    fig, axes = _grid(len(chosen))
-    parts = []
-    for ax, target in zip(axes, chosen, strict=False):
-        rows = _tagged(_curve(means, "pretrained", source, target), "pretrained")
-        if _plot(ax, rows, "pretrained", "--", color="black"):
-            parts.append(rows)
-        for task in tasks:
-            rows = _tagged(_curve(means, "finetuned", source, target, task), f"fine-tuned {task}")
-            if _plot(ax, rows, _task_name(task)):
-                parts.append(rows)
-        _axes_layers(ax, means["layer"])
-        ax.set_title(f"{source}-{target}", fontsize=9)
-        _legend(ax, fontsize=6)
-    data = _long(parts, _COLUMNS)
+    fig, data = _panels(
+        source,
+        _targets(means, source, targets),
+        lambda target: _pretrained_and_tasks(means, source, target, tasks),
+        means["layer"],
+    )
     title = f"Figure 5: pretrained vs fine-tuned, source {source}"
     fig.suptitle(_title(title, empty=data.empty), fontsize=10)
-    _save(fig, png, pdf, data, csv)
+    _save(fig, files, data)
     return data
 
 
 def figure_random_init(
     similarity: pd.DataFrame,
-    png: str | Path,
-    pdf: str | Path,
-    csv: str | Path,
+    files: FigureFiles,
     *,
     task: str,
     groups: Sequence[str] | None = None,
@@ -348,26 +405,22 @@ def figure_random_init(
     present = [g for g in dict.fromkeys(finetuned["group"]) if g != REF]
     chosen_groups = present if groups is None else [g for g in groups if g in present]
     missing = [] if groups is None else [g for g in groups if g not in present]
-    chosen = _targets(finetuned, source, targets)
-    fig, axes = _grid(len(chosen))
-    parts = []
-    for ax, target in zip(axes, chosen, strict=False):
-        rows = _tagged(_curve(means, "finetuned", source, target, task), "ref")
-        if _plot(ax, rows, "Ref", color="black"):
-            parts.append(rows)
+
+    def lines_of(target: str) -> list[_Line]:
+        ref = _tagged(_curve(means, "finetuned", source, target, task), "ref")
+        lines = [_Line(ref, "Ref", color="black")]
         for group in chosen_groups:
             rows = _tagged(_curve(means, "finetuned", source, target, task, group), group)
-            if _plot(ax, rows, f"RANDOM-INIT {group}", "--"):
-                parts.append(rows)
-        _axes_layers(ax, finetuned["layer"])
-        ax.set_title(f"{source}-{target}", fontsize=9)
-        _legend(ax, fontsize=6)
-    data = _long(parts, _COLUMNS)
+            lines.append(_Line(rows, f"RANDOM-INIT {group}", "--"))
+        return lines
+
+    chosen = _targets(finetuned, source, targets)
+    fig, data = _panels(source, chosen, lines_of, finetuned["layer"])
     label = f"Figure {number}: " if number else ""
     title = f"{label}{_task_name(task)} fine-tuned with and w/o RANDOM-INIT, source {source}"
     note = f"RANDOM-INIT {', '.join(missing)} not computed" if missing else ""
     fig.suptitle(_title(title, note, data.empty), fontsize=10)
-    _save(fig, png, pdf, data, csv)
+    _save(fig, files, data)
     return data
 
 
@@ -377,9 +430,7 @@ def figure_random_init(
 def figure3(
     scores: pd.DataFrame,
     similarity: pd.DataFrame,
-    png: str | Path,
-    pdf: str | Path,
-    csv: str | Path,
+    files: FigureFiles,
     *,
     source: str = "en",
     tasks: Sequence[str] | None = None,
@@ -424,7 +475,7 @@ def figure3(
         f"(paper: pretrained most correlated at layer {best})",
         fontsize=10,
     )
-    _save(fig, png, pdf, data, csv)
+    _save(fig, files, data)
     return data
 
 
@@ -435,52 +486,46 @@ def write_figures(
     scores: pd.DataFrame,
     similarity: pd.DataFrame,
     outputs: Mapping[str, str | Path],
-    *,
-    source: str = "en",
-    target: str = "ru",
-    figure2_group: str = DEFAULT_GROUP,
-    random_init_groups: Sequence[str] | None = None,
-    languages: Sequence[str] | None = None,
-    measure: str = "cka",
-    include_source: bool = False,
+    settings: FigureSettings = FigureSettings(),
 ) -> list[str]:
     """Draw every figure whose ``<name>_png``, ``<name>_pdf`` and ``<name>_csv`` are in ``outputs``
-    (e.g. ``figure1_png``); returns the names drawn. ``languages`` restricts (and orders) the
-    targets of Figures 4-8; ``random_init_groups`` the groups of Figures 6-8 (default: all)."""
-    names = [name for name in FIGURE_NAMES if f"{name}_png" in outputs]
-    for name in names:
-        missing = [f"{name}_{kind}" for kind in ("pdf", "csv") if f"{name}_{kind}" not in outputs]
-        if missing:
-            raise ValueError(f"outputs name {name}_png but not {', '.join(missing)}")
+    (e.g. ``figure1_png``) as ``settings`` say; returns the names drawn."""
+    named = named_outputs(outputs, FIGURE_NAMES, ("png", "pdf", "csv"))
     similarity = prepare_similarity(similarity)
-    common = {"measure": measure}
-    if random_init_groups is not None:  # a config may write a single layer as a number
-        random_init_groups = [str(group) for group in random_init_groups]
-    for name in names:
-        paths = [outputs[f"{name}_{kind}"] for kind in ("png", "pdf", "csv")]
+    for name, paths in named.items():
         number = int(name.removeprefix("figure"))
-        if number == 1:
-            figure1(similarity, *paths, source=source, target=target, **common)
-        elif number == 2:
-            group = str(figure2_group)
-            figure2(similarity, *paths, group=group, source=source, target=target, **common)
-        elif number == 3:
-            figure3(
-                scores, similarity, *paths, source=source, include_source=include_source, **common
-            )
-        elif number == 4:
-            figure4(similarity, *paths, source=source, targets=languages, **common)
-        elif number == 5:
-            figure5(similarity, *paths, source=source, targets=languages, **common)
-        else:
-            figure_random_init(
-                similarity,
-                *paths,
-                task=_TASK_FIGURES[number],
-                groups=random_init_groups,
-                source=source,
-                targets=languages,
-                number=number,
-                **common,
-            )
-    return names
+        _draw_figure(number, scores, similarity, FigureFiles(*paths), settings)
+    return list(named)
+
+
+def _draw_figure(
+    number: int,
+    scores: pd.DataFrame,
+    similarity: pd.DataFrame,
+    files: FigureFiles,
+    settings: FigureSettings,
+) -> None:
+    """Figure ``number`` (1 to 8) drawn to ``files`` as ``settings`` say."""
+    common = {"source": settings.source, "measure": settings.measure}
+    if number == 1:
+        figure1(similarity, files, target=settings.target, **common)
+    elif number == 2:
+        group = str(settings.figure2_group)
+        figure2(similarity, files, group=group, target=settings.target, **common)
+    elif number == 3:
+        figure3(scores, similarity, files, include_source=settings.include_source, **common)
+    elif number == 4:
+        figure4(similarity, files, targets=settings.languages, **common)
+    elif number == 5:
+        figure5(similarity, files, targets=settings.languages, **common)
+    else:
+        groups = settings.random_init_groups
+        figure_random_init(
+            similarity,
+            files,
+            task=_TASK_FIGURES[number],
+            groups=None if groups is None else [str(group) for group in groups],
+            targets=settings.languages,
+            number=number,
+            **common,
+        )

@@ -1,6 +1,7 @@
-"""Muller et al. (2021): ``scores.csv`` and ``similarity.csv`` read and checked, and the cells the
+"""Muller et al. (2021): ``scores.csv`` and ``similarity.csv`` read and checked, the cells the
 report's tables and figures are made of (:mod:`xling.report.muller_tables`,
-:mod:`xling.report.muller_figures`).
+:mod:`xling.report.muller_figures`), and the rule outputs both are written to
+(:func:`named_outputs`).
 
 How a cell is computed (means over seeds, spreads, Δ): :mod:`xling.report.muller_tables`.
 """
@@ -8,14 +9,14 @@ How a cell is computed (means over seeds, spreads, Δ): :mod:`xling.report.mulle
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from xling.errors import InputFileError
+from xling.base.errors import InputFileError
 from xling.muller.collect import SCORE_COLUMNS, SIMILARITY_COLUMNS
 from xling.papers import muller2021 as paper
 
@@ -72,6 +73,26 @@ def read_similarity(path: str | Path) -> pd.DataFrame:
     text = {column: str for column in _SIMILARITY_TEXT}
     frame = pd.read_csv(path, dtype=text, keep_default_na=False, na_values={"cka_debiased": [""]})
     return prepare_similarity(frame, str(path))
+
+
+def read_inputs(scores: str | Path, similarity: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``scores.csv`` and ``similarity.csv`` read and checked: what the tables and figures read."""
+    return read_scores(scores), read_similarity(similarity)
+
+
+def named_outputs(
+    outputs: Mapping[str, str | Path], names: Sequence[str], kinds: Sequence[str]
+) -> dict[str, tuple[str | Path, ...]]:
+    """Name -> its paths, one per kind, for each of ``names`` whose first kind is in ``outputs``
+    (``figure1_png``: Figure 1 is drawn), in the order of ``names``; a name with its first kind but
+    not every other raises ValueError, naming what is missing."""
+    first, *others = kinds
+    chosen = [name for name in names if f"{name}_{first}" in outputs]
+    for name in chosen:
+        missing = [f"{name}_{kind}" for kind in others if f"{name}_{kind}" not in outputs]
+        if missing:
+            raise ValueError(f"outputs name {name}_{first} but not {', '.join(missing)}")
+    return {name: tuple(outputs[f"{name}_{kind}"] for kind in kinds) for name in chosen}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Tables 1, 2, 4, 5 and 6-8 of Muller et al. (2021) from ``scores.csv`` and ``similarity.csv``.
 
 Every table is a :class:`~xling.report.compare.ComparedTable` in the paper's layout, each cell ours
-beside the paper's number (:mod:`xling.papers.muller2021`), written by :func:`write_tables`.
+beside the paper's number (:mod:`xling.papers.muller2021`), written by :func:`write_tables` as the
+study's :class:`TableSettings` say.
 
 How a cell is computed (scores x100, like the paper):
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -33,6 +35,7 @@ from xling.report.muller_scores import (
     Cell,
     Runs,
     language_order,
+    named_outputs,
     optional_float,
     prepare_scores,
     prepare_similarity,
@@ -44,6 +47,25 @@ TABLE_NAMES = ("table1", "table2", "table4", "table5", "table6", "table7", "tabl
 # Our evaluation set put beside a paper row of Table 2 whose config name differs: the demo's plain
 # French test set `fr` beside the paper's plain French row (Fr Wiki / Fr. / Fr).
 DEFAULT_TABLE2_ALIASES = {"fr": "fr_wiki"}
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """What :func:`build_tables` puts in the tables, each field a param of the rule.
+
+    ``study`` names the study in every title; ``sources`` and ``languages`` restrict (and order)
+    our sources and target languages (default: all the scores have); ``table2_aliases`` maps our
+    evaluation set to the paper's Table 2 row it stands beside (default
+    :data:`DEFAULT_TABLE2_ALIASES`); ``correlation_source`` is Table 4's source, and with
+    ``include_source`` its correlations count the source itself.
+    """
+
+    study: str = ""
+    sources: Sequence[str] | None = None
+    languages: Sequence[str] | None = None
+    table2_aliases: Mapping[str, str] | None = None
+    correlation_source: str = "en"
+    include_source: bool = False
 
 
 # --- labels and orders -------------------------------------------------------------------------
@@ -151,6 +173,27 @@ def _paper_cells(row: Mapping[str, float | None] | None, groups: Sequence[str]) 
     return {_delta_label(g): row.get(g) for g in (REF, *groups) if g in row}
 
 
+def _delta_table(
+    title: str,
+    groups: Sequence[str],
+    rows: list[ComparedRow],
+    *,
+    description: list[str],
+    notes: list[str],
+    row_heading: str,
+) -> ComparedTable:
+    """A table of Ref and a Δ per RANDOM-INIT group (Tables 1, 2 and 6-8), to 2 digits."""
+    return ComparedTable(
+        title,
+        [_delta_label(g) for g in (REF, *groups)],
+        rows,
+        description=description,
+        notes=notes,
+        digits=2,
+        row_heading=row_heading,
+    )
+
+
 # --- Table 1 and Tables 6-8 --------------------------------------------------------------------
 
 
@@ -188,9 +231,9 @@ def build_table1(
         _MEAN_SPREAD,
         _seeds_line(scores, "transfer"),
     ]
-    return ComparedTable(
+    return _delta_table(
         _title("Table 1 (Muller et al. 2021): RANDOM-INIT of pairs of layers", study),
-        [_delta_label(g) for g in (REF, *groups)],
+        groups,
         rows,
         description=description,
         notes=[
@@ -198,7 +241,6 @@ def build_table1(
             "-2.66, ...); the paper's SRC-X rows are not the means of its per-target rows "
             "(Tables 6-8)."
         ],
-        digits=2,
         row_heading="SRC - TRG",
     )
 
@@ -247,13 +289,12 @@ def build_appendix_table(
         _MEAN_SPREAD,
         _seeds_line(scores, "transfer"),
     ]
-    return ComparedTable(
+    return _delta_table(
         _title(f"Table {number} (Muller et al. 2021): {paper.TASK_NAMES[task]}, per pair", study),
-        [_delta_label(g) for g in (REF, *groups)],
+        groups,
         rows,
         description=description,
         notes=notes,
-        digits=2,
         row_heading="SOURCE - TARGET",
     )
 
@@ -344,13 +385,12 @@ def build_table2(
     if named:
         sets = "; ".join(f"{label}: set {evaluation}" for label, evaluation in named.items())
         notes.append(f"Rows of ours alone (the paper has none), by our evaluation set: {sets}.")
-    return ComparedTable(
+    return _delta_table(
         _title("Table 2 (Muller et al. 2021): RANDOM-INIT across domains", study),
-        [_delta_label(g) for g in (REF, *groups)],
+        groups,
         rows,
         description=description,
         notes=notes,
-        digits=2,
         row_heading="SRC - TRG",
     )
 
@@ -498,28 +538,24 @@ def build_table5(
 def build_tables(
     scores: pd.DataFrame,
     similarity: pd.DataFrame,
-    *,
-    study: str = "",
-    sources: Sequence[str] | None = None,
-    languages: Sequence[str] | None = None,
-    table2_aliases: Mapping[str, str] | None = None,
-    correlation_source: str = "en",
-    include_source: bool = False,
+    settings: TableSettings = TableSettings(),
     names: Iterable[str] = TABLE_NAMES,
 ) -> dict[str, ComparedTable]:
-    """The tables named in ``names`` (``table1`` .. ``table8``, no ``table3``)."""
+    """The tables named in ``names`` (``table1`` .. ``table8``, no ``table3``), as ``settings``
+    say."""
     names = list(names)
     unknown = sorted(set(names) - set(TABLE_NAMES))
     if unknown:
         raise ValueError(f"unknown table(s) {unknown}: expected some of {TABLE_NAMES}")
+    study, sources, languages = settings.study, settings.sources, settings.languages
     builders = {
         "table1": lambda: build_table1(scores, sources=sources, languages=languages, study=study),
-        "table2": lambda: build_table2(scores, aliases=table2_aliases, study=study),
+        "table2": lambda: build_table2(scores, aliases=settings.table2_aliases, study=study),
         "table4": lambda: build_table4(
             scores,
             similarity,
-            source=correlation_source,
-            include_source=include_source,
+            source=settings.correlation_source,
+            include_source=settings.include_source,
             study=study,
         ),
         "table5": lambda: build_table5(scores, languages=languages, study=study),
@@ -535,18 +571,14 @@ def write_tables(
     scores: pd.DataFrame,
     similarity: pd.DataFrame,
     outputs: Mapping[str, str | Path],
-    **options,
+    settings: TableSettings = TableSettings(),
 ) -> list[str]:
     """Write every table whose ``<name>_csv``, ``<name>_md`` and ``<name>_tex`` are in
-    ``outputs`` (e.g. ``table1_csv``); returns the names written. ``options`` go to
-    :func:`build_tables`."""
-    names = [name for name in TABLE_NAMES if f"{name}_csv" in outputs]
-    for name in names:
-        missing = [f"{name}_{kind}" for kind in ("md", "tex") if f"{name}_{kind}" not in outputs]
-        if missing:
-            raise ValueError(f"outputs name {name}_csv but not {', '.join(missing)}")
+    ``outputs`` (e.g. ``table1_csv``) as ``settings`` say (:func:`build_tables`); returns the
+    names written."""
+    named = named_outputs(outputs, TABLE_NAMES, ("csv", "md", "tex"))
     scores, similarity = prepare_scores(scores), prepare_similarity(similarity)
-    tables = build_tables(scores, similarity, names=names, **options)
+    tables = build_tables(scores, similarity, settings, names=list(named))
     for name, table in tables.items():
-        write_compared(table, outputs[f"{name}_csv"], outputs[f"{name}_md"], outputs[f"{name}_tex"])
-    return names
+        write_compared(table, *named[name])
+    return list(named)

@@ -8,37 +8,27 @@ it; with one seed, the point estimates alone cannot tell the two apart (a 600-pa
 near chance moves an accuracy by about 2 points). Each resample draws the examples of every test
 set with replacement, the *same* draw for every row that reads that test set (a paired bootstrap:
 Koehn 2004; Dror et al. 2018), and rescores each cell from its runs' per-example counts
-(``xling.finetune.items``), so that the claims check can ask how often a comparison holds
+(``xling.contracts.items``), so that the claims check can ask how often a comparison holds
 (``xling.report.claims``). Deterministic for a seed.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from xling.finetune.items import HIT, MISS, TEST_ITEMS, UNSCORED, ItemCounts, read_test_items
+from xling.base.bootstrap import REPLICATE, bootstrap_draws, split_replicates
+from xling.contracts.items import HIT, MISS, TEST_ITEMS, UNSCORED, ItemCounts, read_test_items
 from xling.report.table1 import KEY, score_column, target_columns
-
-REPLICATE = "replicate"
 
 
 def _counts(items: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
     array = np.asarray(items, dtype=np.float64).reshape(-1, 2)
     return array[:, 0], array[:, 1]
-
-
-def bootstrap_draws(seed: int, test_set: tuple[str, str], replicates: int, size: int) -> np.ndarray:
-    """The resamples of one test set (a row of example indices each): a function of the seed and
-    the test set alone, so adding a row, a pair or a task to the study leaves every other test
-    set's draws as they were."""
-    stream = zlib.crc32(" ".join(test_set).encode("utf-8"))
-    return np.random.default_rng([seed, stream]).integers(0, size, size=(replicates, size))
 
 
 def _shared_draws(
@@ -148,7 +138,7 @@ def hits_resamples(
     """Rows of per-pair analysis tables rescored on ``replicates`` resamples of their test items.
 
     ``tables`` maps a pair to its table; ``scores`` maps each score column to the column of hit
-    marks it is the mean of (``xling.finetune.items.hits_string``: one mark per test item, in
+    marks it is the mean of (``xling.contracts.items.hits_string``: one mark per test item, in
     the test set's order). Each resample draws a pair's test items with replacement, the same draw
     for every row and score of that pair (a paired bootstrap), and scores a row over the drawn
     items it scored. ``test_set`` names the test sets in the draws' seed, ``rule`` the job that
@@ -291,7 +281,7 @@ def transfer_resamples(
     every layer and kind) shares each draw. Returns :func:`xling.report.wu_figures.transfer_table`'s
     rows per replicate (``TRANSFER_COLUMNS``), ``score`` rescored from the drawn sentences.
     """
-    from xling.finetune.items import parse_items_string
+    from xling.contracts.items import parse_items_string
     from xling.report.wu_figures import transfer_table
 
     if replicates < 1:
@@ -379,15 +369,6 @@ def missing_column(tables: Mapping[str, pd.DataFrame], column: str) -> list[str]
     return [path for path, table in tables.items() if column not in table]
 
 
-def write_resamples(path: str | Path, frame: pd.DataFrame) -> None:
-    """A resample file, written atomically (a killed job never leaves half of one)."""
-    from xling.atomic import atomic_open
-
-    with atomic_open(path) as out:
-        frame.to_csv(out, index=False)
-    print(f"{path}: {len(frame)} rows")
-
-
 def cell_runs(
     selected_paths: Sequence[str | Path], cells: Sequence[Mapping[str, str]]
 ) -> list[list[ItemCounts]] | None:
@@ -412,13 +393,3 @@ def cell_runs(
             items.append(by_lang[cell["target"]])
         runs.append(items)
     return runs
-
-
-def split_replicates(frame: pd.DataFrame) -> list[pd.DataFrame]:
-    """One frame per replicate, without the replicate column, in replicate order."""
-    if frame is None or REPLICATE not in frame or frame.empty:
-        return []
-    return [
-        rows.drop(columns=REPLICATE).reset_index(drop=True)
-        for _, rows in frame.groupby(REPLICATE, sort=True)
-    ]

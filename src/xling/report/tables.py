@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.report.compare import ComparedRow, ComparedTable, to_latex, to_markdown
 
 ANCHOR_NUMBERS = {

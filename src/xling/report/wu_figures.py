@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from scipy.stats import pearsonr
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.papers.wu2020 import (
     CHANCE,
     FIGURE3_COLUMNS,
@@ -215,7 +215,7 @@ def figure8(data: pd.DataFrame, out_paths: OutPaths) -> pd.DataFrame:
     return _without_items(data[data["line"].isin(list(FIGURE8_LINES))])
 
 
-# Per-item columns of the analysis tables (xling.finetune.items): they stay there, where the
+# Per-item columns of the analysis tables (xling.contracts.items): they stay there, where the
 # claims check resamples them, and out of the figures' csv files.
 ITEM_COLUMNS = ["hits", "hits_unmapped", "test_items"]
 

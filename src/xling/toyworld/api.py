@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xling.atomic import atomic_write
+from xling.base.atomic import atomic_write
 from xling.contracts import layout
 from xling.contracts.alignment import format_alignment
 from xling.contracts.conllu import format_conllu_sentence

@@ -124,6 +124,11 @@ def write_releases(
     translated = [lang for lang in languages if (toy / layout.muse("en", lang, "train")).exists()]
     files |= muse_dictionaries(toy, translated)
     files |= manual_ner(toy, languages)
+    return write_files(files, out_dir)
+
+
+def write_files(files: Mapping[str, bytes], out_dir: Path) -> dict[str, Path]:
+    """Write each relative path's bytes under ``out_dir``; return relative path -> path."""
     written = {}
     for rel, data in files.items():
         path = Path(out_dir) / rel

@@ -49,7 +49,7 @@ from xling.contracts import layout
 from xling.contracts.conllu import read_conllu
 
 from .api import DATASET
-from .releases import _lines, _tgz
+from .releases import _lines, _tgz, write_files
 from .schema import SPLITS
 
 TATOEBA_DIR = "facebookresearch/LASER/main/data/tatoeba/v1"
@@ -97,13 +97,7 @@ def write_analysis_releases(
         files[fasttext_file(lang)] = fasttext_vec(_lines(toy / layout.corpus("wiki", lang)),
                                                   lang, dim, gold_words(toy, lang))  # fmt: skip
     files[UD24_TGZ] = ud24_tgz(toy, ud24_treebanks(ud_datasets, languages, ud_download))
-    written = {}
-    for rel, data in files.items():
-        path = Path(out_dir) / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        written[rel] = path
-    return written
+    return write_files(files, out_dir)
 
 
 # --- Tatoeba -----------------------------------------------------------------------------------

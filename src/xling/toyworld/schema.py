@@ -6,7 +6,7 @@ import re
 
 import jsonschema
 
-from xling.config import schema_hint
+from xling.base.schemas import schema_hint
 from xling.contracts.layout import TASK_SPLITS
 
 from .concepts import CATEGORIES

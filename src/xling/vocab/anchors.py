@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.errors import InputFileError
-from xling.fileio import StrPath
+from xling.base.atomic import atomic_open
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath
 
 ANCHOR_COLUMNS = (
     "pair",

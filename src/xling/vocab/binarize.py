@@ -16,8 +16,8 @@ from typing import IO
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.fileio import StrPath
+from xling.base.atomic import atomic_open
+from xling.base.fileio import StrPath
 
 _HEADER_BYTES = 128
 _CHUNK_LINES = 20_000

@@ -31,7 +31,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from xling.fileio import StrPath, iter_text
+from xling.base.fileio import StrPath, iter_text
 from xling.vocab.codes import CODES_HEADER, END_OF_WORD, SEPARATOR, Merge, unique_merges
 
 BPE_BACKENDS = ("tokenizers", "subword-nmt")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xling.atomic import atomic_open
-from xling.errors import InputFileError
-from xling.fileio import StrPath, iter_lines
+from xling.base.atomic import atomic_open
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath, iter_lines
 
 CODES_HEADER = "#version: 0.2"
 END_OF_WORD = "</w>"

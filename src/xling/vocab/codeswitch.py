@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
+from xling.base.errors import SettingsError
+from xling.base.fileio import StrPath, iter_lines
 from xling.contracts.muse import read_muse
-from xling.errors import SettingsError
-from xling.fileio import StrPath, iter_lines
 
 
 class BilingualDictionary:

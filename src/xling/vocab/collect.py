@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xling.fileio import iter_text
+from xling.base.fileio import iter_text
 from xling.vocab.binarize import CachedWordIds, encode_lines
 from xling.vocab.tokenizer import EOS_ID, SPECIAL_TOKENS
 

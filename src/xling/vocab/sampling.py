@@ -16,8 +16,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.fileio import StrPath, count_lines
+from xling.base.atomic import atomic_open
+from xling.base.fileio import StrPath, count_lines
 
 
 def language_seed(seed: int, lang: str) -> int:

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from xling.atomic import atomic_directory, atomic_open
-from xling.errors import EmptyCorpusError, SettingsError
-from xling.fileio import StrPath, iter_lines, iter_text
+from xling.base.atomic import atomic_directory, atomic_open
+from xling.base.errors import EmptyCorpusError, SettingsError
+from xling.base.fileio import StrPath, iter_lines, iter_text
 from xling.preprocess.pipeline import TextPipeline
 from xling.vocab.anchors import anchor_statistics
 from xling.vocab.binarize import (
@@ -61,6 +61,7 @@ _READ_IDS = 1 << 24
 class _CheckedInputs:
     """The arguments of one build once checked: nothing is written before they are."""
 
+    scheme: str
     languages: list[str]
     pipelines: dict[str, TextPipeline]
     requested_merges: dict[str, int]
@@ -74,6 +75,15 @@ class _LearnedBpe:
     codes: dict[str, list[Merge]]  # codes name (a language, or JOINT_CODES) -> merges
     codes_of: dict[str, str]  # language -> the codes name it uses
     sample_lines: dict[str, int]  # language -> lines of the sample BPE learned on
+
+
+@dataclass(frozen=True)
+class _Binarized:
+    """What binarizing the corpora counted: per language and split, sentences and tokens; per
+    language, how often its training corpus uses each token id (for the anchor statistics)."""
+
+    corpus: dict[str, dict[str, CorpusCounts]]
+    train_token_counts: dict[str, np.ndarray]
 
 
 def build_vocabulary(
@@ -116,22 +126,18 @@ def build_vocabulary(
         with tempfile.TemporaryDirectory(dir=out, prefix=".work-") as work_dir:
             work = Path(work_dir)
             train, switched = _training_corpora(corpora, checked, settings.seed, work)
-            bpe = _learn_codes(scheme, train, checked.requested_merges, settings, work)
+            bpe = _learn_codes(checked, train, settings, work)
             tokenizer, order, train_counts = _build_tokenizer(
-                scheme, train, checked.pipelines, bpe, settings.backend, work
+                checked, train, bpe, settings.backend, work
             )
             tokenizer.save(out / "tokenizer")
-            corpus, final_counts = _binarize_corpora(
-                tokenizer, corpora, order, train_counts, work, out
-            )
+            binarized = _binarize_corpora(tokenizer, corpora, order, train_counts, work, out)
         stats = _stats(
-            scheme,
-            settings,
             checked,
+            settings,
             bpe,
+            binarized,
             vocab_size=tokenizer.vocab_size,
-            corpus=corpus,
-            final_counts=final_counts,
             switched=switched,
             pair=pair,
             domains=domains,
@@ -175,7 +181,7 @@ def _check_inputs(
         if not any(text.strip() for _, text in iter_lines(corpora[lang]["train"])):
             raise EmptyCorpusError(corpora[lang]["train"])
     requested = _merges_per_codes(scheme, settings.merges, languages)
-    return _CheckedInputs(languages, pipelines, requested, codeswitch)
+    return _CheckedInputs(scheme, languages, pipelines, requested, codeswitch)
 
 
 def _merges_per_codes(
@@ -240,18 +246,15 @@ def _codeswitch_corpora(
 
 
 def _learn_codes(
-    scheme: str,
-    train: Mapping[str, Path],
-    requested: Mapping[str, int],
-    settings: VocabSettings,
-    work: Path,
+    checked: _CheckedInputs, train: Mapping[str, Path], settings: VocabSettings, work: Path
 ) -> _LearnedBpe:
     """Sample the training text (seeded) and learn the joint BPE or one BPE per language."""
+    requested = checked.requested_merges
     sentences, seed = settings.bpe_sentences_per_language, settings.seed
     backend, min_frequency = settings.backend, settings.min_frequency
     codes: dict[str, list[Merge]] = {}
     sample_lines: dict[str, int] = {}
-    if scheme in _ONE_BPE_SCHEMES:
+    if checked.scheme in _ONE_BPE_SCHEMES:
         sample = work / "bpe-sample.joint.txt"
         sample_lines = write_bpe_sample(sample, train, sentences, seed=seed, upsample=True)
         codes[JOINT_CODES] = learn_bpe(
@@ -270,18 +273,18 @@ def _learn_codes(
 
 
 def _build_tokenizer(
-    scheme: str,
+    checked: _CheckedInputs,
     train: Mapping[str, Path],
-    pipelines: Mapping[str, TextPipeline],
     bpe: _LearnedBpe,
     backend: str,
     work: Path,
 ) -> tuple[SubwordTokenizer, list[int], dict[str, np.ndarray]]:
     """The tokenizer, the final order of the provisional piece ids, and the training counts by
     provisional id (the training corpora are segmented once, into ``work``)."""
+    scheme = checked.scheme
     setups = {
         lang: LanguageSetup(
-            pipelines[lang],
+            checked.pipelines[lang],
             bpe.codes_of[lang],
             f"{lang}:" if scheme == "per_language_prefixed" else "",
         )
@@ -329,9 +332,9 @@ def _binarize_corpora(
     train_counts: Mapping[str, np.ndarray],
     work: Path,
     out: Path,
-) -> tuple[dict[str, dict[str, CorpusCounts]], dict[str, np.ndarray]]:
+) -> _Binarized:
     """Write every ``{lang}.{split}.npy``: training corpora by renumbering their provisional
-    ids, the other splits by encoding them. Also returns training counts by final id."""
+    ids, the other splits by encoding them; returns their counts (training counts by final id)."""
     new_id = np.empty(len(order), dtype=np.int32)
     new_id[order] = np.arange(len(order), dtype=np.int32)
     corpus: dict[str, dict[str, CorpusCounts]] = {}
@@ -346,7 +349,7 @@ def _binarize_corpora(
             if split != "train":
                 npy_path = out / f"{lang}.{split}.npy"
                 corpus[lang][split] = binarize_file(tokenizer, lang, path, npy_path)
-    return corpus, final_counts
+    return _Binarized(corpus, final_counts)
 
 
 def _remap_to_npy(ids_path: Path, new_id: np.ndarray, out_path: Path) -> CorpusCounts:
@@ -362,21 +365,19 @@ def _id_chunks(handle) -> Iterator[np.ndarray]:
 
 
 def _stats(
-    scheme: str,
-    settings: VocabSettings,
     checked: _CheckedInputs,
+    settings: VocabSettings,
     bpe: _LearnedBpe,
+    binarized: _Binarized,
     *,
     vocab_size: int,
-    corpus: Mapping[str, Mapping[str, CorpusCounts]],
-    final_counts: Mapping[str, np.ndarray],
     switched: dict[str, Any] | None,
     pair: str | None,
     domains: str | None,
 ) -> dict[str, Any]:
     """The content of ``stats.json`` (contract section 3)."""
     return {
-        "scheme": scheme,
+        "scheme": checked.scheme,
         "pair": pair or "-".join(checked.languages),
         "domains": domains,
         "languages": checked.languages,
@@ -392,9 +393,9 @@ def _stats(
         "seed": settings.seed,
         "corpus": {
             lang: {split: counts.to_dict() for split, counts in splits.items()}
-            for lang, splits in corpus.items()
+            for lang, splits in binarized.corpus.items()
         },
-        "anchors": anchor_statistics(final_counts, len(SPECIAL_TOKENS)),
+        "anchors": anchor_statistics(binarized.train_token_counts, len(SPECIAL_TOKENS)),
         "codeswitch": switched,
     }
 

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from xling.errors import SettingsError
-from xling.fileio import StrPath
+from xling.base.errors import SettingsError
+from xling.base.fileio import StrPath
 from xling.vocab.bpe import BPE_BACKENDS
 from xling.vocab.codeswitch import CodeSwitchSettings
 
@@ -64,7 +64,7 @@ class VocabSettings:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], scheme: str) -> VocabSettings:
-        """The settings of ``scheme`` in a whole study config (as :func:`xling.config.load`
+        """The settings of ``scheme`` in a whole study config (as :func:`xling.study.load`
         returns it)."""
         vocab = config["vocab"]
         if scheme not in vocab["schemes"]:

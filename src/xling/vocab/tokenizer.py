@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from xling.atomic import atomic_open
-from xling.errors import InputFileError
-from xling.fileio import StrPath
+from xling.base.atomic import atomic_open
+from xling.base.errors import InputFileError
+from xling.base.fileio import StrPath
 from xling.preprocess.pipeline import TextPipeline
 from xling.vocab.binarize import CachedWordIds
 from xling.vocab.bpe import BpeApplier, make_bpe_applier

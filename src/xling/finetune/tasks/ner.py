@@ -7,8 +7,8 @@ from pathlib import Path
 
 import torch
 
+from xling.base.errors import DataFormatError
 from xling.contracts.ner import TaggedSentence, read_ner, write_ner_predictions
-from xling.errors import DataFormatError
 from xling.finetune.encoding import Tokenizer
 from xling.finetune.metrics import OUTSIDE, ItemCounts, repair_bio, span_f1_items
 from xling.finetune.tasks.base import TaskModel

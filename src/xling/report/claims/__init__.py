@@ -44,7 +44,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from xling.atomic import atomic_open
+from xling.base.atomic import atomic_open
 from xling.report.claims.core import (
     INPUTS,
     MULLER,

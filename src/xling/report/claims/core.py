@@ -203,7 +203,7 @@ class Run:
         return [name for name in needs if name in RESAMPLED and self._replicates_of(name)]
 
     def _replicates_of(self, name: str) -> list[pd.DataFrame]:
-        from xling.report.resamples import split_replicates
+        from xling.base.bootstrap import split_replicates
 
         if name not in self._replicates:
             self._replicates[name] = split_replicates(self.get(RESAMPLED[name][0]))
