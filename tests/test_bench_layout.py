@@ -12,7 +12,7 @@ MEASUREMENTS = BENCH / "measurements"
 # Not a benchmark, kept in bench/: prints a demo run's times and budget figure (README.md, docs/).
 TOOLS = {"demo_timing"}
 # Where a path under bench/ is cited: the docs, the configs, code comments and docstrings.
-CITING = ["README.md", "Makefile", "docs/*.md", "config/*.yaml", "slurm/*.yaml", "src/**/*.py"]
+CITING = ["README.md", "Makefile", "docs/**/*.md", "config/*.yaml", "slurm/*.yaml", "src/**/*.py"]
 CITED_PATH = re.compile(r"bench/[\w/]+\.(?:py|yaml)")
 
 
@@ -25,8 +25,8 @@ def benches() -> list[str]:
 
 
 def doc_text() -> str:
-    """README.md and docs/*.md, where a measurement has to be cited to stay."""
-    paths = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    """README.md and docs/ (its notebook too), where a measurement has to be cited to stay."""
+    paths = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     return "\n".join(path.read_text(encoding="utf-8") for path in paths)
 
 

@@ -15,17 +15,21 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from tests.background import BackgroundRun
 from tests.cluster import local_slurm
 from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
 from tests.cluster.profile import fitted_profile, gpu_rules, load_profile, write_profile
 from xling.cluster.gpus import ALLOW_VARIABLE
+from xling.pretrain import PretrainSettings, pretrain_in_folder
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -114,9 +118,14 @@ def shorten_time_limit(job: dict[str, str]) -> None:
     subprocess.run(update, check=True)
 
 
-def run_on_cluster(command: list[str], workdir: Path, limit_pretraining: bool) -> Run:
+def run_on_cluster(
+    command: list[str],
+    workdir: Path,
+    limit_pretraining: bool,
+    act: Callable[[Run], None] | None = None,
+) -> Run:
     """Run Snakemake; optionally bring the pretraining job near its time limit as soon as it has
-    checkpointed (shorten_time_limit)."""
+    checkpointed (shorten_time_limit), or ``act`` on the run at every poll."""
     jobs = SlurmJobs(workdir)
     output = workdir / "snakemake.out"
     # The test node's GPUs are pretended (fake gres devices): let GPU jobs train on the CPU.
@@ -136,6 +145,8 @@ def run_on_cluster(command: list[str], workdir: Path, limit_pretraining: bool) -
                     run.checkpoint_before_limit = last_checkpoint_step(workdir / PRETRAIN_LOG)
                     shorten_time_limit(running[0])
                     run.limited = running[0]
+            if act is not None:
+                act(run)
             if time.monotonic() > deadline:
                 process.send_signal(signal.SIGINT)  # Snakemake cancels its SLURM jobs
                 process.wait(timeout=120)
@@ -335,3 +346,150 @@ def test_pretraining_on_two_processes_through_srun(cluster, cluster_run, tmp_pat
     assert "2 processes: srun --nodes=1" in log and "--rdzv-backend c10d" in log
     summary = json.loads((workdir / PRETRAIN / "summary.json").read_text())
     assert summary["world_size"] == 2 and summary["steps"] == 60
+
+
+# --------------------------------------------------------------------------- stops at any scale
+def pretraining_workdir(cluster_run: Run, workdir: Path, settings: dict) -> list[str]:
+    """A work directory holding the cluster run's vocabulary, and the configs of a pretraining
+    of it with these ``settings`` (the demo slice's, changed)."""
+    vocab = "results/demo/vocab"
+    (workdir / vocab).parent.mkdir(parents=True)
+    subprocess.run(["cp", "-a", str(cluster_run.workdir / vocab), str(workdir / vocab)], check=True)
+    changed = workdir.parent / f"{workdir.name}.yaml"
+    changed.write_text(json.dumps({"pretrain": settings}))  # JSON is YAML
+    return [*CONFIGS, str(changed)]
+
+
+def two_task_profile(directory: Path) -> Path:
+    """The two-process layout of the multi-node launch (srun starts torchrun), on the test node,
+    and no early signal: the tests send their own."""
+    profile = fitted_profile(fake_gpus=FAKE_GPUS)
+    pretrain = profile["set-resources"]["pretrain_model"]
+    pretrain.pop("gpu")
+    pretrain.update(
+        nodes=1, tasks=2, mpi="srun", cpus_per_task=1, gpus_per_node=FAKE_GPUS,
+        slurm_extra=f"--gpus-per-node={FAKE_GPUS} --ntasks-per-node=2",
+    )  # fmt: skip
+    return write_profile(profile, directory)
+
+
+def vocab_input(output: str) -> str:
+    """The input of the pretraining job, as Snakemake printed it."""
+    return re.search(r"rule pretrain_model:\n\s+input: (\S+)", output).group(1)
+
+
+def test_a_two_task_pretraining_job_stopped_by_a_signal_checkpoints_once_and_resumes(
+    cluster, cluster_run, tmp_path
+):
+    """SIGTERM to the job's steps (scancel --signal, as SLURM's --signal sends it): both
+    processes stop at the same step after process 0's one checkpoint, none leaves before it is
+    written (srun --kill-on-bad-exit would kill the rest), and the retry resumes there and ends
+    with the weights of an uninterrupted run of two processes."""
+    workdir = tmp_path / "work"
+    settings = dict(world_size=2, total_steps=400, eval_interval=200, checkpoint_steps=40)
+    configs = pretraining_workdir(cluster_run, workdir, {**settings, "log_interval": 10})
+    signalled: dict[str, str] = {}
+
+    def signal_after_the_first_checkpoint(run: Run) -> None:
+        running = [j for j in run.jobs.of_rule("pretrain_model") if j["JobState"] == "RUNNING"]
+        if signalled or not running or not list((workdir / PRETRAIN / ".work").glob("*.pt")):
+            return
+        subprocess.run(["scancel", "--signal=TERM", running[0]["JobId"]], check=True)
+        signalled.update(running[0])
+
+    command = snakemake(
+        two_task_profile(tmp_path / "profile"), workdir, configs, [str(PRETRAIN / "model")]
+    )
+    run = run_on_cluster(command, workdir, False, act=signal_after_the_first_checkpoint)
+    assert run.returncode == 0, run.output[-6000:]
+    assert signalled, "the job finished before the test could signal it: give it more steps"
+    first, second = run.jobs.of_rule("pretrain_model")
+    assert first["JobId"] == signalled["JobId"] and first["JobState"] == "FAILED"
+    assert second["JobState"] == "COMPLETED" and second["NumTasks"] == "2"
+    # Process 0's lines of both attempts, in the retry's log (the first's from the job history)
+    log = (workdir / PRETRAIN_LOG).read_text()
+    stopped = re.findall(r"^stopped by (?:signal 15|another process's signal) after "
+                         r"checkpointing step (\d+)", log, re.MULTILINE)  # fmt: skip
+    assert len(stopped) == 1, log[-3000:]
+    step = stopped[0]
+    assert log.count(f"checkpoint step {step} ->") == 1, "one checkpoint, process 0's"
+    assert re.search(rf"^resumed from \S+ at step {step} ", log, re.MULTILINE), log[-3000:]
+    assert int(step) % 10 == 0, "at a step both processes check (log_interval)"
+    summary = json.loads((workdir / PRETRAIN / "summary.json").read_text())
+    assert summary["world_size"] == 2 and summary["steps"] == 400
+    # the uninterrupted run: the same settings, two processes of torchrun on this machine
+    data_dir = workdir / vocab_input(run.output)
+    reference = tmp_path / "reference"
+    module_args = [
+        "--data-dir", str(data_dir), "--languages", "en", "fr",
+        "--out-model", str(reference / "model"), "--work-dir", str(reference / ".work"),
+        "--curve", str(reference / "curve.csv"), "--summary", str(reference / "summary.json"),
+        "--settings-json", json.dumps(summary["settings"]), "--device", "cpu",
+    ]  # fmt: skip
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+    done = subprocess.run(
+        [*torchrun, "--nproc-per-node", "2", "-m", "xling.pretrain", *module_args],
+        capture_output=True, text=True, timeout=600, env={**env, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    ours = load_file(workdir / PRETRAIN / "model" / "model.safetensors")
+    theirs = load_file(reference / "model" / "model.safetensors")
+    assert all(torch.equal(ours[name], weights) for name, weights in theirs.items())
+
+
+def test_a_pretraining_job_stops_itself_before_its_time_limit_and_the_retry_finishes_it(
+    cluster, cluster_run, tmp_path
+):
+    """A 2-minute job with no early signal (as where SLURM's signal never crosses the job
+    script's shells): the trainer reads the job's end, stops 1 minute before it with a
+    checkpoint, and the retry resumes there. The steps are sized, from a measured step time,
+    to about one and a half attempts of training."""
+    margin, limit = 1, 2
+    # An attempt trains for about 50 s: 60 s to its stop, less Snakemake's start in the job.
+    steps = attempt_steps(cluster_run, tmp_path / "measure", seconds=1.6 * 50)
+    settings = dict(runtime_minutes=limit, stop_margin_minutes=margin, attempts=4)
+    settings.update(total_steps=steps, eval_interval=steps, checkpoint_minutes=10)
+    workdir = tmp_path / "work"
+    configs = pretraining_workdir(cluster_run, workdir, settings)
+    profile = fitted_profile(fake_gpus=1)
+    profile["set-resources"]["pretrain_model"].pop("slurm_extra", None)  # no --signal
+    command = snakemake(
+        write_profile(profile, tmp_path / "profile"), workdir, configs, [str(PRETRAIN / "model")]
+    )
+    run = run_on_cluster(command, workdir, limit_pretraining=False)
+    assert run.returncode == 0, run.output[-6000:]
+    jobs = run.jobs.of_rule("pretrain_model")
+    assert len(jobs) >= 2 and jobs[-1]["JobState"] == "COMPLETED", [j["JobState"] for j in jobs]
+    first = jobs[0]
+    assert first["JobState"] == "FAILED", "stopped itself, not killed at its limit (TIMEOUT)"
+    assert time_limit_minutes(first) == limit and minutes_of(first["RunTime"]) < limit
+    # the attempts' lines, in the last one's log (the earlier ones' from the job history)
+    log = (workdir / PRETRAIN_LOG).read_text()
+    found = re.search(
+        rf"^stopped {margin} min before the job's time limit after checkpointing step (\d+)",
+        log,
+        re.MULTILINE,
+    )
+    assert found, log[-3000:]
+    assert re.search(r"the job's time limit ends \S+ \S+ \((squeue|SLURM_JOB_END_TIME)\)", log)
+    assert re.search(rf"^resumed from \S+ at step {found.group(1)} ", log, re.MULTILINE)
+    assert "signal" not in log, "no signal had to reach it"
+    summary = json.loads((workdir / PRETRAIN / "summary.json").read_text())
+    assert summary["steps"] == steps
+
+
+def attempt_steps(cluster_run: Run, folder: Path, seconds: float) -> int:
+    """Steps the demo slice's pretraining takes ``seconds`` for on this machine now (one thread,
+    as its cluster job), from a short run of it."""
+    summary = json.loads((cluster_run.workdir / PRETRAIN / "summary.json").read_text())
+    settings = {**summary["settings"], "total_steps": 400, "eval_interval": 400}
+    settings.update(checkpoint_steps=0, checkpoint_minutes=10, threads=1)
+    clock: dict[int, float] = {}
+    data_dir = cluster_run.workdir / vocab_input(cluster_run.output)
+    pretrain_in_folder(
+        folder, data_dir, ["en", "fr"], PretrainSettings.from_dict(settings), device="cpu",
+        step_callback=lambda step: clock.setdefault(step, time.monotonic()),
+    )  # fmt: skip
+    per_step = (clock[350] - clock[50]) / 300
+    return max(int(seconds / per_step), 400)

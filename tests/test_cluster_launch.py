@@ -9,6 +9,7 @@ from tests.cluster.profile import load_profile
 from xling.cluster import Launch, launch_from_resources, run_torchrun, torchrun_command
 from xling.cluster.launch import PORT_BASE, PORT_SPAN, rendezvous_port
 from xling.pretrain import PretrainSettings
+from xling.pretrain.batching import plan_batches
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
 
 TWO_NODES = {
@@ -119,18 +120,34 @@ def test_two_processes_train_together_and_a_failure_is_raised(tmp_path):
         run_torchrun(Launch(1, 2), ["--data-dir", str(tmp_path / "missing")], output=sink)
 
 
-def test_a_job_on_other_processes_than_the_config_assumes_is_warned_with_both_batches():
-    from xling.cluster.launch import world_size_warning
+@pytest.mark.parametrize(
+    ("resources", "processes", "accumulation"),
+    [
+        ({}, 1, 8),
+        ({"gpu": 2}, 2, 4),
+        ({"gpu": 4}, 4, 2),
+        ({"gres": "gpu:a100:4"}, 4, 2),
+        ({"gpu": 8}, 8, 1),
+        (
+            {"nodes": 2, "mpi": "srun", "gpus_per_node": 4, "slurm_extra": "--gpus-per-node=4"},
+            8,
+            1,
+        ),
+    ],
+)
+def test_every_gpu_layout_trains_the_papers_global_batch(resources, processes, accumulation):
+    """1, 2, 4 or 8 GPUs a node, or 2 nodes of 4: always 8 x 96 = 768 streams a step."""
+    launch = launch_from_resources(resources)
+    plan = plan_batches(world_size=8, batch_size=96, processes=launch.world_size)
+    assert (plan.processes, plan.accumulation, plan.micro_batch) == (processes, accumulation, 96)
+    assert plan.global_batch == 768
 
-    one = launch_from_resources({})
-    warning = world_size_warning(8, one, batch_size=96)
-    assert "pretrain.world_size is 8 (a global batch of 768 streams)" in warning
-    assert "runs 1 process(es): a global batch of 96" in warning
-    eight = launch_from_resources({"gpu": 8})
-    assert world_size_warning(8, eight, batch_size=96) is None
-    assert world_size_warning(None, one, batch_size=96) is None  # a config without: one process
-    # the demo's config on the SLURM profile's 8 GPUs: a global batch 8 times the demo's
-    assert "global batch of 768" in world_size_warning(None, eight, batch_size=96)
+
+def test_a_gpu_count_that_cannot_split_the_global_batch_stops_the_job_naming_the_keys():
+    launch = launch_from_resources({"gpu": 5})
+    with pytest.raises(ValueError, match=r"pretrain\.world_size x pretrain\.batch_size") as error:
+        plan_batches(world_size=8, batch_size=96, processes=launch.world_size)
+    assert "over 5 process(es)" in str(error.value) and "SLURM profile" in str(error.value)
 
 
 # The job script's part of a stop: torchrun replaced by a child that signals its parent (as SLURM

@@ -12,8 +12,11 @@ from tests.dag import plan as dag_plan
 from xling.cluster.plan import (
     JobRequest,
     check_partitions,
+    finetune_runs,
+    format_layouts,
     format_plan,
     gpus_of,
+    layout_cost,
     plan_requests,
     totals_by,
 )
@@ -127,6 +130,10 @@ def test_the_command_prints_one_tables_plan(tmp_path):
     assert "pretrain_model" in done.stdout and "finetune_run" in done.stdout
     assert "cka" not in done.stdout  # Table 1 needs no CKA
     assert "GPU-hours asked for at the first attempt" in done.stdout
+    # its one NER grid point (2 h) priced one run a job, and packed by 2 and 6: the same job
+    layouts = done.stdout.split("Fine-tuning runs by layout", 1)[1].splitlines()
+    rows = [line.split()[-4:] for line in layouts[2:5]]
+    assert rows == [["1", "1", "2.0", "2.0"], ["2", "1", "2.0", "2.0"], ["6", "1", "2.0", "2.0"]]
 
 
 def test_expected_pretraining_hours_follow_the_flop_model():
@@ -166,3 +173,48 @@ def test_the_plan_prints_expected_pretraining_use_beside_the_asked_hours():
     )
     assert row.split()[1:3] == ["2", "384"]  # 2 jobs, 2 x 8 GPUs x 24 h asked
     assert "asked per attempt: 24.0 h, 4 attempt(s) in all" in text
+
+
+def finetune_request(rule, minutes, **wildcards) -> JobRequest:
+    return JobRequest(
+        rule, "finetune", gpus=1, cpus=4, minutes=(minutes,) * 3, wildcards=tuple(wildcards.items())
+    )
+
+
+def test_fine_tuning_runs_are_priced_one_a_job_and_packed():
+    """18 XNLI grid points of 12 h and 6 NER points of 2 h of one model: packed by 4, 5 + 2 jobs;
+    the same GPU-hours, and a longest job of 48 h (a partition's MaxTime must allow it)."""
+    model = {"pair": "en-fr", "variant": "default"}
+    requests = [
+        finetune_request("finetune_run", 720, task="xnli", hp=f"p{i}", **model) for i in range(18)
+    ]
+    requests += [
+        finetune_request("finetune_run", 120, task="ner", hp=f"p{i}", **model) for i in range(6)
+    ]
+    runs = finetune_runs(requests)
+    assert len(runs) == 24 and {run.family for run in runs} == {"finetune.runs_per_job"}
+    one, packed = layout_cost(runs, 1), layout_cost(runs, 4)
+    assert (one.jobs, one.gpu_hours, one.longest_hours) == (24, 18 * 12 + 6 * 2, 12)
+    assert (packed.jobs, packed.gpu_hours, packed.longest_hours) == (5 + 2, one.gpu_hours, 48)
+    # the jobs of a packed plan give back the same runs: 4 + 4 + 4 + 4 + 2 XNLI, 4 + 2 NER
+    packs = [
+        finetune_request("finetune_pack", 720 * n, task="xnli", pack=str(i), runs=str(n), **model)
+        for i, n in enumerate([4, 4, 4, 4, 2], 1)
+    ] + [
+        finetune_request("finetune_pack", 120 * n, task="ner", pack=str(i), runs=str(n), **model)
+        for i, n in enumerate([4, 2], 1)
+    ]
+    assert layout_cost(finetune_runs(packs), 1) == one
+    assert layout_cost(finetune_runs(packs), 4) == packed
+
+
+def test_muller_runs_are_priced_by_setup_and_a_whole_setup_job_is_left_out():
+    setup = {"experiment": "transfer", "mtask": "pos", "msource": "en"}
+    requests = [
+        finetune_request("muller_finetune", 120, job=f"g/s{i}/hp", **setup) for i in range(10)
+    ]
+    requests.append(finetune_request("muller_finetune", 1440, job="all", **setup))
+    text = "\n".join(format_layouts(requests, [3]))
+    assert "muller.runs_per_job" in text and "finetune.runs_per_job" not in text
+    rows = [line.split()[-4:] for line in text.splitlines()[3:]]
+    assert rows == [["1", "10", "20.0", "2.0"], ["3", "4", "20.0", "6.0"]]

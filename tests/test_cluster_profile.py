@@ -2,7 +2,9 @@
 root, a dry run prints the plan even without conda, it names only real rules, and an edited script
 does not rerun finished jobs."""
 
+import ast
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -10,8 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
-from tests.cluster.profile import load_profile
+from tests.cluster.profile import PROFILE, gpu_rules, load_profile
 from tests.cluster.rules import workflow_rules
 
 REPO = Path(__file__).resolve().parents[1]
@@ -177,7 +180,7 @@ def test_pretraining_jobs_ask_for_the_configured_threads(config, threads, tmp_pa
 def test_every_pretraining_rule_is_signalled_before_its_time_limit():
     """SIGTERM well ahead of the limit: the trainer checkpoints and exits, the retry resumes."""
     profile = load_profile()
-    for rule in ("pretrain_model", "pretrain_monolingual"):
+    for rule in ("pretrain_model", "pretrain_monolingual", "pretrain_multilingual"):
         resources = profile["set-resources"][rule]
         assert "--signal=TERM@600" in resources["slurm_extra"], rule
         assert (
@@ -219,3 +222,139 @@ def test_jobs_that_resume_ask_for_the_same_time_at_every_attempt(rule, wildcards
     names = {"wildcards": SimpleNamespace(**wildcards)}
     times = [eval(runtime, {**names, "attempt": attempt}) for attempt in (1, 2, 3)]
     assert times[0] > 0 and len(set(times)) == 1, (rule, wildcards, times)
+
+
+# A rule trains when its script calls one of these (module -> the names that train).
+TRAINERS = {
+    "xling.pretrain": {"pretrain"},
+    "xling.finetune": {"run_finetune"},
+    "xling.finetune.bundle": {"run_model_job"},
+    "xling.muller.runner": {"run_job"},
+    "xling.analysis.transfer_sweep": {"transfer_sweep"},
+}
+TRAINING_NAMES = re.compile(r"pretrain_\w+|finetune_\w+|\w+_finetune|contextual_transfer")
+
+
+def trains(script: Path) -> bool:
+    """Whether a workflow script imports a trainer (TRAINERS)."""
+    for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or node.module not in TRAINERS:
+            continue
+        if TRAINERS[node.module] & {alias.name for alias in node.names}:
+            return True
+    return False
+
+
+def training_rules() -> set[str]:
+    found = set()
+    for rule in workflow_rules().values():
+        by_script = rule.script is not None and trains(rule.script)
+        if by_script or (TRAINING_NAMES.fullmatch(rule.name) and rule.name != "select_finetune"):
+            found.add(rule.name)
+    return found
+
+
+def test_every_rule_that_trains_has_a_gpu_profile_entry():
+    """A training rule without its entry would train on the CPU with the default 4 GB (as
+    pretrain_multilingual did): on its GPU partition, with GPUs, its threads and the pin."""
+    profile = load_profile()
+    training = training_rules()
+    assert {
+        "pretrain_model",
+        "pretrain_multilingual",
+        "finetune_pack",
+        "muller_finetune",
+    } <= training
+    missing = training - gpu_rules(profile)
+    assert not missing, f"rules that train without GPUs in slurm/config.yaml: {sorted(missing)}"
+    gpu = profile["set-resources"]["pretrain_model"]["slurm_partition"]
+    for rule in sorted(training):
+        resources = profile["set-resources"][rule]
+        assert resources["slurm_partition"] == gpu, rule
+        assert "gpu_model" in resources, f"{rule}: not pinned with the others (GPU_TYPE)"
+        assert rule in profile["set-threads"], rule
+
+
+def profile_with_gpu_type(gpu_type: str, tmp_path: Path) -> dict:
+    text = PROFILE.read_text(encoding="utf-8")
+    pinned = re.sub(r'^(\s*- GPU_TYPE = )""', rf'\1"{gpu_type}"', text, count=1, flags=re.M)
+    assert pinned != text, "the profile no longer defines GPU_TYPE"
+    (tmp_path / "config.yaml").write_text(pinned, encoding="utf-8")
+    return load_profile(tmp_path / "config.yaml")
+
+
+def test_the_gpu_type_is_pinned_in_one_place(tmp_path):
+    """One definition (GPU_TYPE) pins every GPU rule; unset, none is pinned."""
+    from xling.cluster.launch import launch_from_resources
+    from xling.cluster.plan import JobRequest
+    from xling.cluster.preflight import pinned_gpu_type
+
+    unpinned = load_profile()
+    assert {unpinned["set-resources"][rule]["gpu_model"] for rule in gpu_rules(unpinned)} == {""}
+    pinned = profile_with_gpu_type("a100", tmp_path)
+    for rule in gpu_rules(pinned):
+        resources = pinned["set-resources"][rule]
+        assert resources["gpu_model"] == "a100", rule
+        request = JobRequest(rule, "", gpus=1, cpus=1, minutes=(1,), slurm=resources)
+        assert pinned_gpu_type(request) == ("a100", "gpu_model")
+    # the pin does not change how many processes a job starts
+    layout = launch_from_resources(pinned["set-resources"]["pretrain_model"])
+    assert layout.world_size == 8
+
+
+def node_layout_examples(gpu_type: str = "") -> dict[str, dict]:
+    """The commented node layouts of set-resources: pretrain_model, by their title, evaluated
+    as Snakemake would (YTE, with the profile's __definitions__)."""
+    import yte
+
+    text = PROFILE.read_text(encoding="utf-8")
+    block = text.split("# Other GPU nodes", 1)[1].split("# Every pretraining rule", 1)[0]
+    examples, title = {}, None
+    for line in block.splitlines():
+        body = line.strip().removeprefix("#")
+        if re.fullmatch(r"   \S.*:", body):  # "#   one node of 8 GPUs ...:"
+            title = body.strip().rstrip(":")
+            examples[title] = []
+        elif title and body.startswith("     ") and ":" in body:
+            examples[title].append(body.strip())
+    definitions = yaml.safe_load(text)["__definitions__"]
+    definitions = [d.replace('GPU_TYPE = ""', f'GPU_TYPE = "{gpu_type}"') for d in definitions]
+    evaluated = {}
+    for title, lines in examples.items():
+        document = {"__use_yte__": True, "__definitions__": definitions}
+        document["example"] = yaml.safe_load("\n".join(lines))
+        evaluated[title] = yte.process_yaml(yaml.safe_dump(document), require_use_yte=True)[
+            "example"
+        ]
+    return evaluated
+
+
+def test_the_profiles_node_layouts_start_the_processes_they_name():
+    """One node of 8 GPUs, one of 4, two of 4: each as xling.cluster.launch starts it."""
+    from xling.cluster.gpus import gpus_of
+    from xling.cluster.launch import launch_from_resources
+
+    examples = node_layout_examples()
+    layouts = {
+        title: (launch_from_resources(resources), gpus_of(resources))
+        for title, resources in examples.items()
+    }
+    found = sorted(
+        (launch.nodes, launch.processes_per_node, gpus) for launch, gpus in layouts.values()
+    )
+    assert found == [(1, 4, 4), (1, 8, 8), (2, 4, 8)], layouts
+    two_nodes = next(launch for launch, _ in layouts.values() if launch.nodes == 2)
+    assert two_nodes.launcher == "srun"
+    # pinned, the two-node layout asks SLURM for typed GPUs and still starts 4 processes a node
+    typed = [r for r in node_layout_examples("a100").values() if int(r.get("nodes", 1)) == 2]
+    assert "--gpus-per-node=a100:4" in typed[0]["slurm_extra"]
+    assert launch_from_resources(typed[0]).processes_per_node == 4
+
+
+@pytest.mark.parametrize(("task", "runs", "minutes"), [("xnli", 2, 1440), ("ner", 6, 720)])
+def test_a_pack_of_runs_asks_for_its_runs_wall_time_at_every_attempt(task, runs, minutes):
+    from types import SimpleNamespace
+
+    runtime = str(load_profile()["set-resources"]["finetune_pack"]["runtime"])
+    names = {"wildcards": SimpleNamespace(task=task, runs=str(runs))}
+    assert {eval(runtime, {**names, "attempt": attempt}) for attempt in (1, 2, 3)} == {minutes}

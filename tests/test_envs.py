@@ -1,6 +1,7 @@
 """Per-rule conda envs (envs/*.yaml), checked without conda (no channel is reachable here): every
 module a rule's script imports, directly or through src/xling, is provided by the rule's env; every
-package is pinned, within pyproject's ranges; the GPU rules get a CUDA build of torch."""
+package is pinned, within pyproject's ranges; the GPU rules get a CUDA build of torch, whichever
+`cluster.torch_build` picks."""
 
 import re
 from pathlib import Path
@@ -13,6 +14,7 @@ from packaging.version import Version
 from tests.cluster.imports import SCRIPTS, distributions_of, normalize, third_party_uses
 from tests.cluster.profile import gpu_rules, load_profile
 from tests.cluster.rules import workflow_rules
+from xling.cluster.torch_builds import BUILDS, DEFAULT_BUILD
 
 REPO = Path(__file__).resolve().parents[1]
 ENV_FILES = sorted((REPO / "envs").glob("*.yaml"))
@@ -130,3 +132,32 @@ def test_gpu_rules_get_a_cuda_build_of_torch():
         else:
             dep = next(d for d in read_env(env)["dependencies"] if str(d).startswith("pytorch"))
             assert "cuda" in dep, f"envs/{env.name}: pin a cuda build, e.g. pytorch =X=cuda*"
+
+
+@pytest.mark.parametrize("build", sorted(BUILDS), ids=str)
+def test_each_torch_build_is_its_cuda_wheel_with_the_default_envs_other_pins(build):
+    """`cluster.torch_build` picks the GPU rules' env (xling.cluster.torch_builds): the default
+    takes PyPI's wheel, which is its CUDA build; another build takes PyTorch's wheel of the same
+    torch from that build's index, and every other package as the default env pins it."""
+    env = REPO / BUILDS[build].env_file
+    default = pinned_packages(REPO / BUILDS[DEFAULT_BUILD].env_file)
+    packages = pinned_packages(env)
+    installer, version = packages.pop("torch")
+    assert installer == "pip"
+    if build == DEFAULT_BUILD:
+        assert "+" not in version and not pip_options(env), f"{env.name}: PyPI's torch wheel"
+    else:
+        assert version == f"{default['torch'][1]}+{build}", f"{env.name}: pin torch==X+{build}"
+        index = f"--extra-index-url https://download.pytorch.org/whl/{build}"
+        assert pip_options(env) == [index], f"{env.name}: take torch from {index}"
+    assert packages == {name: pin for name, pin in default.items() if name != "torch"}, (
+        f"{env.name}: pin every package but torch as {BUILDS[DEFAULT_BUILD].env_file} does"
+    )
+    assert read_env(env)["channels"] == read_env(REPO / BUILDS[DEFAULT_BUILD].env_file)["channels"]
+
+
+def test_the_config_key_offers_exactly_the_builds_that_have_envs():
+    schema = read_env(REPO / "config" / "schema.yaml")  # a plain YAML read
+    key = schema["properties"]["cluster"]["properties"]["torch_build"]
+    assert set(key["enum"]) == set(BUILDS) and key["default"] == DEFAULT_BUILD
+    assert all((REPO / build.env_file).is_file() for build in BUILDS.values())

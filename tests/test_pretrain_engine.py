@@ -208,24 +208,64 @@ def test_a_rerun_after_its_outputs_were_deleted_restores_them_without_training(
     assert kept.stat().st_ino == (tmp_path / "model" / "model.safetensors").stat().st_ino
 
 
-def test_resume_refuses_another_number_of_processes(corpus, tmp_path):
-    """Each process draws its own batch: a rerun on 2 GPUs of a 1-GPU run would double the
-    global batch under the same schedule. Checkpoints written before the key existed resume."""
+def test_resume_keeps_the_global_batch_not_its_split(corpus, tmp_path):
+    """A rerun may split the same global batch otherwise (other GPUs, another batch per GPU), not
+    change it: the schedule's steps would mean another batch. Checkpoints written before the key
+    held the global batch (processes and batch per process) resume as the same."""
     data_dir, _ = corpus
     job = (tmp_path, data_dir, ["en", "fr"])
     pretrain_in_folder(*job, tiny_settings(total_steps=10), keep_work_dir=True)
     (path,) = checkpoint_files(tmp_path / ".work")
     state = torch.load(path, weights_only=False)
-    assert state["job"]["world_size"] == 1
-    state["job"]["world_size"] = 2
-    torch.save(state, path)
-    with pytest.raises(RuntimeError, match=r"different pretraining job \(world_size: 2 -> 1\)"):
-        pretrain_in_folder(*job, tiny_settings(total_steps=12))
-    del state["job"]["world_size"]
-    torch.save(state, path)
+    assert state["job"]["global_batch"] == 8 and "world_size" not in state["job"]
+    with pytest.raises(RuntimeError, match=r"different pretraining job \(global_batch: 8 -> 16\)"):
+        pretrain_in_folder(*job, tiny_settings(total_steps=12, world_size=2))
     log = tmp_path / "log"
-    assert pretrain_in_folder(*job, tiny_settings(total_steps=12), log_file=log)["steps"] == 12
+    halves = tiny_settings(total_steps=12, world_size=2, batch_size=4)  # 2 micro-batches of 4
+    assert pretrain_in_folder(*job, halves, keep_work_dir=True, log_file=log)["steps"] == 12
     assert "at step 10" in log.read_text()
+    assert "8 streams a step = 1 process(es) x 2 micro-batch(es) of 4" in log.read_text()
+    # a checkpoint of earlier versions: processes x batch per process, the precision setting
+    path = checkpoint_files(tmp_path / ".work")[0]
+    state = torch.load(path, weights_only=False)
+    old = {k: v for k, v in state["job"].items() if k not in ("global_batch", "gpu")}
+    state["job"] = {**old, "batch_size": 4, "world_size": 2, "precision": "auto"}
+    torch.save(state, path)
+    assert pretrain_in_folder(*job, tiny_settings(total_steps=14), log_file=log)["steps"] == 14
+    assert "at step 12" in log.read_text()
+
+
+def test_resume_on_another_gpu_or_precision_is_refused_saying_why_and_what_to_do(corpus, tmp_path):
+    data_dir, _ = corpus
+    job = (tmp_path, data_dir, ["en", "fr"])
+    pretrain_in_folder(*job, tiny_settings(total_steps=10), keep_work_dir=True)
+    (path,) = checkpoint_files(tmp_path / ".work")
+    state = torch.load(path, weights_only=False)
+    assert (state["job"]["precision"], state["job"]["gpu"]) == ("fp32", None)
+    state["job"].update(precision="bf16", gpu="NVIDIA A100-SXM4-80GB")
+    torch.save(state, path)
+    with pytest.raises(RuntimeError) as refused:
+        pretrain_in_folder(*job, tiny_settings(total_steps=12))
+    message = str(refused.value)
+    assert "trained in bf16 on NVIDIA A100-SXM4-80GB" in message
+    assert "continue it in fp32 on the CPU, another arithmetic" in message
+    assert "pin the GPU type" in message and "pretrain.precision" in message
+    assert f"delete {tmp_path / '.work'}" in message
+
+
+def test_finished_outputs_come_back_on_other_gpus(corpus, tmp_path, monkeypatch):
+    """The GPU model binds a resume, not the outputs of a finished job: a rerun after Snakemake
+    deleted them puts them back wherever it runs, instead of training days again."""
+    import xling.pretrain.trainer as trainer_module
+
+    data_dir, _ = corpus
+    job = (tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
+    pretrain_in_folder(*job)
+    shutil.rmtree(tmp_path / "model")
+    monkeypatch.setattr(trainer_module, "_hardware", lambda *args: ("bf16", "NVIDIA H100"))
+    log = tmp_path / "log"
+    pretrain_in_folder(*job, log_file=log)
+    assert "restored" in log.read_text() and "done: selected" not in log.read_text()
 
 
 def test_bad_inputs_name_the_file_or_setting(corpus, tmp_path):

@@ -1,6 +1,8 @@
 """Word alignment with eflomal (xling.analysis.wordalign) on the toy world's gold alignments."""
 
 import random
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -196,3 +198,22 @@ def test_alignment_error_rate():
     assert alignment_error_rate([[], []], [[], []]) == 0.0
     with pytest.raises(ValueError, match="2 predicted sentence alignments and 1 gold"):
         alignment_error_rate(gold, gold[:1])
+
+
+@pytest.mark.parametrize(
+    "returncode, message",
+    [(-signal.SIGILL, "illegal instruction.*slurm/envs.sbatch"), (1, "aligner failed")],
+)
+def test_a_failed_aligner_says_why_and_an_illegal_instruction_how_to_rebuild(
+    returncode, message, tmp_path, monkeypatch
+):
+    """pip compiles eflomal for the CPU that builds the env: on a compute node with an older CPU
+    the aligner dies of SIGILL, which the job must name, with the fix."""
+    import eflomal
+
+    def crash(self, *args, **kwargs):
+        raise subprocess.CalledProcessError(returncode, ["eflomal"])
+
+    monkeypatch.setattr(eflomal.Aligner, "align", crash)
+    with pytest.raises(RuntimeError, match=message):
+        align_words([["a", "b"]], [["c", "d"]], tmp_path / "out.txt")

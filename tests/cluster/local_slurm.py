@@ -2,6 +2,9 @@
 
     cluster = LocalSlurm(partitions=["cpu", "gpu"], fake_gpus=1)
     cluster.start()    # installs munge + slurm from apt if missing, starts the daemons
+    # limits, as a site sets them: a partition's MaxTime, the controller's MaxJobCount (without
+    # an accounting database, the one cap on submissions: jobs beyond it fail to submit), typed GPUs
+    LocalSlurm(["cpu", "gpu"], max_time={"gpu": "20"}, max_job_count=10, gpu_type="a100")
     ...                # sbatch, squeue, scancel work; jobs run on this machine
     cluster.stop()     # stops exactly the daemons start() started, nothing else
 
@@ -103,6 +106,9 @@ class LocalSlurm:
     fake_gpus: int = 1
     timeout: float = 120.0
     started: dict[str, int] = field(default_factory=dict)  # daemon name -> PID we started
+    max_time: dict[str, str] = field(default_factory=dict)  # partition -> MaxTime (INFINITE)
+    max_job_count: int | None = None  # the controller's MaxJobCount (SLURM's default: 10000)
+    gpu_type: str = ""  # the fake GPUs' gres type ("" = untyped, gpu:N)
 
     # ------------------------------------------------------------------ facts about the node
     @property
@@ -166,10 +172,12 @@ class LocalSlurm:
     def slurm_conf(self) -> str:
         partitions = [
             f"PartitionName={name} Nodes={self.node} Default={'YES' if i == 0 else 'NO'} "
-            "MaxTime=INFINITE State=UP"
+            f"MaxTime={self.max_time.get(name, 'INFINITE')} State=UP"
             for i, name in enumerate(self.partitions)
         ]
-        gres = f" Gres=gpu:{self.fake_gpus}" if self.fake_gpus else ""
+        typed = f"{self.gpu_type}:" if self.gpu_type else ""
+        gres = f" Gres=gpu:{typed}{self.fake_gpus}" if self.fake_gpus else ""
+        limits = [f"MaxJobCount={self.max_job_count}"] if self.max_job_count else []
         lines = [
             MARKER,
             "ClusterName=xlingtest",
@@ -199,6 +207,7 @@ class LocalSlurm:
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={SLURM_LOG}/jobcomp.log",  # one line per finished job, read by the tests
             "GresTypes=gpu",
+            *limits,
             f"NodeName={self.node} NodeAddr=127.0.0.1 CPUs={self.cpus()} "
             f"RealMemory={self.memory_mb()}{gres} State=UNKNOWN",
             *partitions,
@@ -207,7 +216,8 @@ class LocalSlurm:
 
     def gres_conf(self) -> str:
         devices = [self._fake_gpu(i) for i in range(self.fake_gpus)]
-        lines = [MARKER, *(f"NodeName={self.node} Name=gpu File={d}" for d in devices)]
+        typed = f" Type={self.gpu_type}" if self.gpu_type else ""
+        lines = [MARKER, *(f"NodeName={self.node} Name=gpu{typed} File={d}" for d in devices)]
         return "\n".join(lines) + "\n"
 
     @staticmethod

@@ -1,4 +1,5 @@
-"""The rules of the workflow as Snakemake parses them (both studies: their acquire rules differ).
+"""The rules of the workflow as Snakemake parses them (both studies: their acquire rules differ;
+and the paper study with its fine-tuning runs packed, whose rule exists only then).
 
 Snakemake's Python API is documented as internal; its use is kept to this module (and tests/dag.py).
 """
@@ -12,6 +13,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = ("config/config.yaml", "config/demo.yaml")
+# (config file, overrides): every rule some config defines (finetune.runs_per_job chooses among
+# finetune_run, finetune_pack and finetune_model)
+PARSED = (
+    *((config, {}) for config in CONFIGS),
+    ("config/config.yaml", {"finetune": {"runs_per_job": 3}}),
+)
 
 
 @dataclass(frozen=True)
@@ -30,14 +37,14 @@ def workflow_rules() -> dict[str, RuleInfo]:
     from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
 
     rules: dict[str, RuleInfo] = {}
-    for config in CONFIGS:
+    for config, overrides in PARSED:
         with (
             tempfile.TemporaryDirectory() as workdir,
             SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api,
         ):
             workflow = api.workflow(
                 resource_settings=ResourceSettings(cores=1),
-                config_settings=ConfigSettings(configfiles=[REPO / config]),
+                config_settings=ConfigSettings(configfiles=[REPO / config], config=overrides),
                 snakefile=REPO / "Snakefile",
                 workdir=Path(workdir),
             )._workflow

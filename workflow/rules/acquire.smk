@@ -188,7 +188,7 @@ else:
             wildcard_constraints:
                 dataset=_alternatives(_datasets),
             conda:
-                "../../envs/torch.yaml"
+                TORCH_ENV
             params:
                 source=get_ud_source,
             script:

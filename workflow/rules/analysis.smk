@@ -10,7 +10,7 @@ rule cka:
     log:
         f"{R}/logs/analysis/cka_{{pair}}_{{variant}}.log",
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: 1
     params:
         languages=get_pair_languages,
@@ -71,7 +71,7 @@ if S5:
         log:
             f"{R}/logs/analysis/contextual_words_{{lang}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             settings=WORD_SETTINGS,
@@ -88,7 +88,7 @@ if S5:
         log:
             f"{R}/logs/analysis/word_alignment_en-{{tgt}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             languages=get_section5_languages,
@@ -105,7 +105,7 @@ if S5:
         log:
             f"{R}/logs/analysis/mappings_{{kind}}_en-{{tgt}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             languages=get_section5_languages,
@@ -123,7 +123,7 @@ if S5:
         log:
             f"{R}/logs/analysis/transfer_{{kind}}_{{pair}}_{{task}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             evaluations=get_transfer_evaluations,
@@ -142,7 +142,7 @@ if S5:
         log:
             f"{R}/logs/analysis/sentence_retrieval_en-{{tgt}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             languages=get_section5_languages,
@@ -162,7 +162,7 @@ if S5:
         log:
             f"{R}/logs/analysis/similarity_en-{{tgt}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             languages=get_section5_languages,

@@ -1,6 +1,6 @@
-# Stage 5, finetune: one job per (pair, variant, task, grid point), or one per pretrained model
-# (`finetune.runs_per_job`); English dev selects the epoch and the grid points; the reported score
-# is the mean over the best two (docs/contracts.md, 5).
+# Stage 5, finetune: one job per (pair, variant, task, grid point), per N grid points of a task,
+# or per pretrained model (`finetune.runs_per_job`: 1, N, model); English dev selects the epoch and
+# the grid points; the reported score is the mean over the best two (docs/contracts.md, 5).
 
 
 if T1.runs_per_job == "model":
@@ -14,10 +14,32 @@ if T1.runs_per_job == "model":
         log:
             f"{R}/logs/finetune/{{pair}}_{{variant}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             runs=get_finetune_model_runs,
+        script:
+            "../scripts/finetune_model.py"
+
+elif T1.packs_runs:
+
+    rule finetune_pack:
+        # N grid points of one task, one after the other in one process: runs too small to fill
+        # a GPU share one job (a killed job reruns only its runs without done.json).
+        input:
+            unpack(get_finetune_inputs),
+        output:
+            finetune_pack_file(),
+        log:
+            f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_pack{{pack}}_{{runs}}runs.log",
+        wildcard_constraints:
+            pack=r"\d+",
+            runs=r"\d+",
+        conda:
+            TORCH_ENV
+        threads: 1
+        params:
+            runs=get_finetune_pack_runs,
         script:
             "../scripts/finetune_model.py"
 
@@ -31,7 +53,7 @@ else:
         log:
             f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_{{hp}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             hp=get_hp,
@@ -51,7 +73,7 @@ rule select_finetune:
     log:
         f"{R}/logs/finetune/{{pair}}_{{variant}}_{{task}}_select.log",
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     params:
         best_k=get_best_k,
         metrics=get_finetune_metric_files,

@@ -44,7 +44,7 @@ if MULLER:
                 f"{R}/logs/pretrain/multi.log",
             retries: PRETRAIN_RETRIES
             conda:
-                "../../envs/torch.yaml"
+                TORCH_ENV
             threads: config["pretrain"]["threads"]
             resources:
                 runtime=get_pretrain_runtime,
@@ -67,7 +67,7 @@ if MULLER:
         log:
             f"{R}/logs/muller/encode_{{experiment}}_{{mtask}}_{{msource}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         params:
             model=get_muller_model,
             setup=get_muller_setup,
@@ -84,7 +84,7 @@ if MULLER:
         log:
             f"{R}/logs/muller/parallel.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         params:
             model=get_muller_model,
             languages=similarity_languages(config["muller"]),
@@ -101,7 +101,7 @@ if MULLER:
         log:
             f"{R}/logs/muller/finetune/{{experiment}}_{{mtask}}_{{msource}}_{{job}}.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             model=get_muller_model,
@@ -127,7 +127,7 @@ if MULLER:
         log:
             f"{R}/logs/muller/similarity_pretrained.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         params:
             model=get_muller_model,
@@ -149,7 +149,7 @@ if MULLER:
         log:
             f"{R}/logs/muller/collect.log",
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         params:
             runs=muller_runs_table,
             evaluations=muller_evaluations,

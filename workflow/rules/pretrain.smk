@@ -21,7 +21,7 @@ rule pretrain_model:
         f"{R}/logs/pretrain/{{pair}}_{{variant}}.log",
     retries: PRETRAIN_RETRIES
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: config["pretrain"]["threads"]
     resources:
         runtime=get_pretrain_runtime,
@@ -56,7 +56,7 @@ rule pretrain_monolingual:
         f"{R}/logs/pretrain/mono_{{mono}}.log",
     retries: PRETRAIN_RETRIES
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: config["pretrain"]["threads"]
     resources:
         runtime=get_pretrain_runtime,

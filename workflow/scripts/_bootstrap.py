@@ -15,12 +15,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 def run(main, snakemake):
     """Call ``main(snakemake)`` with stdout and stderr appended to the rule's first log file.
 
-    A job that asked for GPUs and cannot see them stops first (xling.cluster.gpus).
+    A job that asked for GPUs stops first, naming the setting to change, where torch cannot see
+    them or has no kernels for them (xling.cluster.gpus); otherwise its log says what it checked.
     """
     from xling.cluster.gpus import require_visible_gpus
 
     def checked_main():
-        require_visible_gpus(dict(snakemake.resources.items()))
+        checked = require_visible_gpus(dict(snakemake.resources.items()))
+        if checked:
+            print(checked, flush=True)
         main(snakemake)
 
     log_path = Path(snakemake.log[0]) if snakemake.log else None

@@ -1,4 +1,5 @@
-"""Adapter: every Table 1 fine-tuning run of one pretrained model, in one process."""
+"""Adapter: several Table 1 fine-tuning runs in one process: every run of one pretrained model
+(`finetune.runs_per_job: model`), or a pack of N grid points of one task (an integer N)."""
 
 import _bootstrap
 

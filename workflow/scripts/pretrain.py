@@ -2,36 +2,32 @@
 
 One process trains in this one; with several GPUs (resources gpu, or nodes x gpus_per_node on a
 cluster) it starts ``python -m xling.pretrain`` under torchrun, as xling.cluster.launch decides.
+Whatever the GPUs, the step trains the config's global batch (xling.pretrain.batching).
 """
 
 import _bootstrap
 
 
 def main(smk):
-    import sys
     from pathlib import Path
 
     from xling.cluster import launch_from_resources
-    from xling.cluster.launch import world_size_warning
     from xling.pretrain import PretrainJob, PretrainSettings, pretrain
+    from xling.pretrain.batching import plan_batches
 
     launch = launch_from_resources(dict(smk.resources.items()))
-    warning = world_size_warning(
-        smk.config["pretrain"].get("world_size"), launch, smk.params.pretrain["batch_size"]
-    )
-    if warning:
-        print(warning, flush=True)  # the rule's log
-        print(f"{smk.output.model}: {warning}", file=sys.__stderr__, flush=True)  # Snakemake's
-    # The checkpoint interval and compilation are not params (changing them must not rerun a
-    # finished model): read them from the config itself.
+    # How the job runs, not what it trains: not params (changing them must not rerun a finished
+    # model), so read from the config itself.
     fields = dict(smk.params.pretrain)
-    for key in ("checkpoint_minutes", "compile_layers"):
+    for key in ("checkpoint_minutes", "compile_layers", "stop_margin_minutes"):
         if key in smk.config["pretrain"]:
             fields[key] = smk.config["pretrain"][key]
     threads = smk.threads if launch.in_process else max(smk.threads // launch.processes_per_node, 1)
     settings = PretrainSettings(
         architecture=smk.params.model, seed=smk.params.seed, threads=threads, **fields
     )
+    # Before any process starts: a GPU count that cannot split the global batch stops here.
+    plan_batches(settings.world_size, settings.batch_size, launch.world_size)
     tokenizer_dir = Path(smk.input[0]) / "tokenizer"
     if launch.in_process:
         job = PretrainJob(

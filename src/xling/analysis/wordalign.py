@@ -14,6 +14,8 @@ of eflomal's directed links. There is therefore no ``seed`` argument: one would 
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -118,12 +120,15 @@ def _run_eflomal(
     with tempfile.TemporaryDirectory(prefix="xling-eflomal-") as directory:
         forward_path = Path(directory, "forward.links")
         reverse_path = Path(directory, "reverse.links")
-        aligner.align(
-            [" ".join(words) for words in source_sentences],
-            [" ".join(words) for words in target_sentences],
-            links_filename_fwd=str(forward_path),
-            links_filename_rev=str(reverse_path),
-        )
+        try:
+            aligner.align(
+                [" ".join(words) for words in source_sentences],
+                [" ".join(words) for words in target_sentences],
+                links_filename_fwd=str(forward_path),
+                links_filename_rev=str(reverse_path),
+            )
+        except subprocess.CalledProcessError as error:
+            raise RuntimeError(_eflomal_failure(error)) from error
         forward, reverse = read_alignments(forward_path), read_alignments(reverse_path)
     for name, directed in (("forward", forward), ("reverse", reverse)):
         if len(directed) != len(source_sentences):
@@ -133,6 +138,23 @@ def _run_eflomal(
                 "(pip install --force-reinstall eflomal)"
             )
     return forward, reverse
+
+
+def _eflomal_failure(error: subprocess.CalledProcessError) -> str:
+    """Why eflomal's C aligner failed, and the fix where it is known.
+
+    pip builds eflomal from its source with ``-march=native``: for the CPU of the machine that
+    creates the env. A cluster's login node often has a newer CPU than its compute nodes, whose
+    processor then stops the aligner at its first unknown instruction (SIGILL).
+    """
+    if error.returncode == -signal.SIGILL:
+        return (
+            "eflomal's aligner stopped on an illegal instruction: its env was built on a machine "
+            "with another CPU (pip compiles eflomal with -march=native). Build the envs on a "
+            "compute node: delete the text env under .snakemake/conda (or your conda-prefix) and "
+            "run `sbatch slurm/envs.sbatch` (docs/cluster.md, Envs)"
+        )
+    return f"eflomal's aligner failed ({error}); check the eflomal installation"
 
 
 def symmetrize(forward: Iterable[Link], reverse: Iterable[Link], heuristic: str) -> list[Link]:

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from xling.model.config import EncoderConfig
 from xling.pretrain.flops import PEAK_FLOPS, training_flops_per_step
 
-# GPU type -> the precision it trains in (V100 has no bf16).
-GPU_TYPES = {"V100": "fp16", "A100": "bf16", "H100": "bf16"}
+# GPU type -> the precision it trains in, priced at its dense tensor peak in that precision: V100
+# (compute capability 7.0) has no bf16 tensor cores, so `precision: auto` trains it in fp16 with
+# loss scaling; A100 and later in bf16. H200 has H100's compute (the same 989 TFLOP/s dense bf16
+# peak, so the same hours by this model); its faster memory may raise the MFU a little.
+GPU_TYPES = {"V100": "fp16", "A100": "bf16", "H100": "bf16", "H200": "bf16"}
 MFU_RANGE = (0.20, 0.35)
 # The vocabulary is built after planning; Wu's joint BPE has 80k merges. The output softmax is a
 # few percent of the FLOPs, so 40k or 160k changes the estimate by -7% / +13%.

@@ -7,7 +7,11 @@
   and the nodes meet at a c10d rendezvous on the first node (the one running the batch script).
 
 Resource names are those of the SLURM profile (``slurm/config.yaml``); ``gpus_per_node`` is this
-workflow's own name, since the plugin passes ``--gpus-per-node`` only inside ``slurm_extra``.
+workflow's own name, since the plugin passes ``--gpus-per-node`` only inside ``slurm_extra``. Any
+number of processes trains the config's global batch (:mod:`xling.pretrain.batching` splits it).
+
+A job stops on its own before its time limit (:mod:`xling.jobs.deadline`); SLURM's early signal is
+the fallback, which this script outlives while the trainers checkpoint (:func:`run_torchrun`).
 """
 
 from __future__ import annotations
@@ -89,24 +93,6 @@ def launch_from_resources(resources: Mapping[str, object]) -> Launch:
     if not per_node:  # sites that ask for typed GPUs: gres "gpu:a100:8"
         per_node = gres_gpus_per_node(resources)
     return Launch(nodes=nodes, processes_per_node=max(per_node, 1), launcher=launcher)
-
-
-def world_size_warning(expected: int | None, launch: Launch, batch_size: int) -> str | None:
-    """A warning when a job trains on another number of processes than its config assumes
-    (``pretrain.world_size``; one where the config does not say, as the demo's): the global batch,
-    and with it what lr and steps mean, changes."""
-    said = f"is {expected}" if expected else "is not set (one process)"
-    expected = expected or 1
-    if expected == launch.world_size:
-        return None
-    return (
-        f"WARNING: config pretrain.world_size {said} (a global batch of "
-        f"{expected * batch_size} streams) but this job runs {launch.world_size} process(es): a "
-        f"global batch of {launch.world_size * batch_size}, so the learning rate and steps do not "
-        "mean what the config says. Run the paper study with the SLURM profile (slurm/config.yaml "
-        "asks for its GPUs), a study of one process with `--set-resources pretrain_model:gpu=1 "
-        "pretrain_monolingual:gpu=1`, or set pretrain.world_size to the processes you mean to use."
-    )
 
 
 def rendezvous_port(job_id: str | None) -> int:

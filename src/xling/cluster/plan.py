@@ -10,7 +10,10 @@ the numbers are what sbatch will be asked for), and only jobs that still have to
 hours are GPUs x wall time asked at the first attempt; a retry asks for more, and the worst case
 (every job using every retry) is printed too. Jobs of local rules run on the submit host.
 Pretraining jobs, which ask for a fixed wall time per attempt whatever they need, also get their
-expected use per GPU type from the FLOP model (xling.cluster.expected).
+expected use per GPU type from the FLOP model (xling.cluster.expected). The fine-tuning runs are
+priced one a job and packed N to a job (``finetune.runs_per_job: N``; ``--pack N ...`` for other
+N): jobs, GPU-hours and the longest job. ``python -m xling.cluster.preflight`` checks the same jobs
+against the live cluster.
 """
 
 from __future__ import annotations
@@ -20,13 +23,23 @@ import shutil
 import subprocess
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from xling.cluster.expected import GPU_TYPES, MFU_RANGE, Expected, format_range
 from xling.cluster.gpus import gpus_of
 
 REPO = Path(__file__).resolve().parents[3]
+DEFAULT_PACK_SIZES = (2, 6)  # fine-tuning runs a job priced beside one, if the config packs none
+
+
+# The resources sbatch sees besides time, memory and partition (snakemake-executor-plugin-slurm's
+# names, and this workflow's gpus_per_node): what the preflight checks against the cluster.
+SLURM_KEYS = (
+    "nodes", "gpu", "gpus", "gpu_model", "gres", "gpus_per_node", "constraint", "slurm_extra",
+    "slurm_account", "qos", "tasks", "cpus_per_task", "mem_mb_per_cpu",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,16 @@ class JobRequest:
     partition: str = ""
     local: bool = False
     expected: Expected | None = None  # pretraining: expected wall hours per GPU type
+    wildcards: tuple[tuple[str, str], ...] = ()
+    mem_mb: tuple[float, ...] = ()  # memory per node at attempt 1, 2, ... (empty: not asked)
+    slurm: Mapping[str, Any] = field(default_factory=dict, compare=False)  # SLURM_KEYS asked
+
+    @property
+    def nodes(self) -> int:
+        return max(int(self.slurm.get("nodes") or 1), 1)
+
+    def wildcard(self, name: str) -> str:
+        return dict(self.wildcards).get(name, "")
 
 
 def cpus_of(resources: Mapping[str, object], threads: int) -> int:
@@ -80,7 +103,9 @@ STAGE_ORDER = (
 )  # fmt: skip
 
 
-def format_plan(requests: Sequence[JobRequest], retries: int) -> str:
+def format_plan(
+    requests: Sequence[JobRequest], retries: int, pack_sizes: Sequence[int] = DEFAULT_PACK_SIZES
+) -> str:
     """A table per stage and rule, and the totals."""
     order = {stage: i for i, stage in enumerate(STAGE_ORDER)}
     requests = sorted(requests, key=lambda r: (order.get(r.stage, len(order)), r.stage, r.rule))
@@ -111,6 +136,7 @@ def format_plan(requests: Sequence[JobRequest], retries: int) -> str:
         f"{total.gpu_hours_all_retries:,.1f}."
     )
     lines += format_expected(requests)
+    lines += format_layouts(requests, pack_sizes)
     partitions = sorted({r.partition for r in requests if r.partition and not r.local})
     if partitions:
         lines.append(f"Partitions: {', '.join(partitions)}. {check_partitions(partitions)}")
@@ -152,6 +178,97 @@ def format_expected(requests: Sequence[JobRequest]) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class FinetuneRun:
+    """One fine-tuning run's ask, and the runs it may share a job with (``group``)."""
+
+    family: str  # the config key that packs its runs
+    group: tuple[str, ...]
+    gpus: int
+    minutes: float  # at the first attempt
+
+
+# rule -> (the config key that groups its runs into jobs, the wildcards of a group of runs that
+# may share a job): Table 1's grid points of a (pair, variant, task), Muller et al.'s runs of a
+# setup (experiment, task, source).
+FINETUNE_FAMILIES = {
+    "finetune_run": ("finetune.runs_per_job", ("pair", "variant", "task")),
+    "finetune_pack": ("finetune.runs_per_job", ("pair", "variant", "task")),
+    "muller_finetune": ("muller.runs_per_job", ("experiment", "mtask", "msource")),
+}
+
+
+def finetune_runs(requests: Iterable[JobRequest]) -> list[FinetuneRun]:
+    """Every fine-tuning run of the plan whose own wall time the jobs show: one run a job, or a
+    pack of ``runs`` (``finetune_pack``: its time is the runs'); a job of every run of a model
+    or setup (``model``, ``all``) asks for one time for them all and is left out."""
+    runs = []
+    for request in requests:
+        family = FINETUNE_FAMILIES.get(request.rule)
+        if family is None or request.local or request.wildcard("job") == "all":
+            continue
+        key, group_names = family
+        count = int(request.wildcard("runs") or 1)
+        group = tuple(request.wildcard(name) for name in group_names)
+        run = FinetuneRun(key, group, request.gpus, request.minutes[0] / count)
+        runs.extend([run] * count)
+    return runs
+
+
+@dataclass(frozen=True)
+class LayoutCost:
+    jobs: int
+    gpu_hours: float
+    longest_hours: float  # the longest job's wall time: it must fit the partition's MaxTime
+
+
+def layout_cost(runs: Sequence[FinetuneRun], runs_per_job: int) -> LayoutCost:
+    """The jobs, GPU-hours and longest job if the runs of each group share jobs of
+    ``runs_per_job`` runs, one after the other (in grid order, as the rules pack them)."""
+    groups: dict[tuple[str, ...], list[FinetuneRun]] = defaultdict(list)
+    for run in runs:
+        groups[(run.family, *run.group)].append(run)
+    jobs, longest = 0, 0.0
+    for members in groups.values():
+        for first in range(0, len(members), runs_per_job):
+            jobs += 1
+            pack = members[first : first + runs_per_job]
+            longest = max(longest, sum(run.minutes for run in pack) / 60)
+    hours = sum(run.gpus * run.minutes for run in runs) / 60
+    return LayoutCost(jobs, hours, longest)
+
+
+def format_layouts(requests: Sequence[JobRequest], pack_sizes: Sequence[int]) -> list[str]:
+    """The fine-tuning runs priced one a job and packed, per config key that packs them."""
+    runs = finetune_runs(requests)
+    if not runs:
+        return []
+    lines = [
+        "",
+        "Fine-tuning runs by layout (the runs of a job train one after the other, so GPU-hours "
+        "asked stay the same; jobs and the longest job change, which must fit the partition's "
+        "MaxTime: python -m xling.cluster.preflight):",
+        f"{'runs of':<24}{'runs a job':>11}{'jobs':>8}{'GPU-hours':>12}{'longest job (h)':>17}",
+    ]
+    for family in dict.fromkeys(run.family for run in runs):
+        members = [run for run in runs if run.family == family]
+        for size in sorted({1, *pack_sizes}):
+            cost = layout_cost(members, size)
+            lines.append(
+                f"{family if size == 1 else '':<24}{size:>11}{cost.jobs:>8,}"
+                f"{cost.gpu_hours:>12,.1f}{cost.longest_hours:>17,.1f}"
+            )
+    return lines
+
+
+def pack_sizes_of(config: Mapping[str, Any]) -> tuple[int, ...]:
+    """The packings to price: the config's own (``finetune.runs_per_job: N``), else a few."""
+    configured = (config.get("finetune") or {}).get("runs_per_job")
+    if isinstance(configured, int) and configured > 1:
+        return (configured,)
+    return DEFAULT_PACK_SIZES
+
+
 def check_partitions(partitions: Sequence[str]) -> str:
     """Whether this cluster has the partitions (sinfo), in words."""
     if shutil.which("sinfo") is None:
@@ -175,6 +292,19 @@ def stage_of(snakefile: str | None) -> str:
     return Path(snakefile).stem if snakefile else "targets"
 
 
+@dataclass
+class StudyPlan:
+    """The jobs still to run with the profile's resources, and the settings they come from."""
+
+    requests: list[JobRequest]
+    retries: int  # the profile's (a rule's own `retries` win: JobRequest.minutes has them all)
+    jobs: int | None  # the profile's `jobs`: how many are queued or running at once
+    set_resources: dict[str, set[str]]  # rule -> resources the profile sets for it
+    default_resources: set[str]  # resources the profile's default-resources set
+    set_threads: set[str]  # rules whose threads the profile sets
+    config: Mapping[str, Any]  # the study's validated config
+
+
 def plan_requests(
     profile: str,
     configfiles: Sequence[str],
@@ -182,6 +312,17 @@ def plan_requests(
     workdir: str | Path | None = None,
 ) -> tuple[list[JobRequest], int]:
     """The jobs still to run for ``targets`` with the profile's resources, and its retries."""
+    plan = read_plan(profile, configfiles, targets, workdir)
+    return plan.requests, plan.retries
+
+
+def read_plan(
+    profile: str,
+    configfiles: Sequence[str],
+    targets: Sequence[str],
+    workdir: str | Path | None = None,
+) -> StudyPlan:
+    """Snakemake's own DAG for ``targets`` under the profile, as a :class:`StudyPlan`."""
     from snakemake import cli
     from snakemake.api import SnakemakeApi
     from snakemake.settings.enums import Quietness
@@ -217,7 +358,45 @@ def plan_requests(
         workflow._build_dag()
         local_rules = set(workflow._localrules)
         requests = [job_request(job, retries, local_rules) for job in workflow.dag.needrun_jobs()]
-    return [r for r in requests if r is not None], retries
+        config = dict(workflow.config)
+    return StudyPlan(
+        requests=[r for r in requests if r is not None],
+        retries=retries,
+        jobs=int(args.jobs) if str(args.jobs or "").isdigit() else None,
+        set_resources={rule: set(named) for rule, named in (args.set_resources or {}).items()},
+        default_resources=_profile_default_resources(profile),
+        set_threads=set(args.set_threads or {}),
+        config=config,
+    )
+
+
+def profile_file(profile: str) -> Path | None:
+    """The profile's YAML file, found as Snakemake finds it (``./NAME``, then the user's and the
+    site's config folders)."""
+    from snakemake import cli
+
+    found = cli.get_profile_dir(profile)
+    return Path(found[1]) if found else None
+
+
+def read_profile(profile: str) -> dict:
+    """The profile after Snakemake's templating (YTE), as a plain mapping ({} if none)."""
+    import yte
+
+    path = profile_file(profile)
+    if path is None:
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return yte.process_yaml(handle, require_use_yte=True) or {}
+
+
+def _profile_default_resources(profile: str) -> set[str]:
+    """The resources the profile's own default-resources name (Snakemake adds mem_mb, disk_mb
+    and tmpdir to every run's defaults itself)."""
+    named = read_profile(profile).get("default-resources") or {}
+    if isinstance(named, Mapping):
+        return set(named)
+    return {str(item).split("=", 1)[0] for item in named}  # the command line's form, key=value
 
 
 def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
@@ -229,15 +408,17 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
     restarts = own if own is not None else retries
     resources = dict(job.resources.items())  # at the first attempt
     minutes = [float(resources.get("runtime") or 0)]
-    # At a retry only the wall time matters to the plan, so only it (and the threads, which
-    # Snakemake always evaluates) is evaluated again: expanding every resource, input sizes
+    memory = [float(resources.get("mem_mb") or 0)]
+    # At a retry only the wall time and memory matter to the plan, so only they (and the threads,
+    # which Snakemake always evaluates) are evaluated again: expanding every resource, input sizes
     # included, for each attempt took 70 of the paper plan's 80 s.
-    others = set(job.rule.resources.keys()) - {"runtime", "_cores"}
+    others = set(job.rule.resources.keys()) - {"runtime", "mem_mb", "_cores"}
     for attempt in range(2, restarts + 2):
         retry = job.rule.expand_resources(
             job.wildcards_dict, job.input, attempt, skip_evaluation=others
         )
         minutes.append(float(retry.get("runtime") or 0))
+        memory.append(float(retry.get("mem_mb") or 0))
     expected = None
     params = dict(job.params.items())
     if "pretrain" in params and "model" in params:
@@ -253,6 +434,9 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
         partition=str(resources.get("slurm_partition") or ""),
         local=job.rule.name in local_rules,
         expected=expected,
+        wildcards=tuple((str(k), str(v)) for k, v in job.wildcards_dict.items()),
+        mem_mb=tuple(memory) if any(memory) else (),
+        slurm={key: resources[key] for key in SLURM_KEYS if resources.get(key) not in (None, "")},
     )
 
 
@@ -266,12 +450,20 @@ def main(argv: Sequence[str] | None = None) -> str:
     parser.add_argument("--profile", default="slurm", help="default: slurm (./slurm)")
     parser.add_argument("--configfile", nargs="+", default=[], help="default: the paper study")
     parser.add_argument("--directory", help="working directory of the run (default: here)")
+    parser.add_argument(
+        "--pack",
+        type=int,
+        nargs="+",
+        help="runs a job to price the fine-tuning runs at besides one (default: the config's "
+        f"finetune.runs_per_job, else {' and '.join(map(str, DEFAULT_PACK_SIZES))})",
+    )
     args = parser.parse_args(argv)
-    requests, retries = plan_requests(args.profile, args.configfile, args.targets, args.directory)
-    if not requests:
+    plan = read_plan(args.profile, args.configfile, args.targets, args.directory)
+    if not plan.requests:
         text = "Nothing to run: every target is up to date."
     else:
-        text = format_plan(requests, retries)
+        sizes = args.pack or pack_sizes_of(plan.config)
+        text = format_plan(plan.requests, plan.retries, sizes)
     print(text)
     return text
 

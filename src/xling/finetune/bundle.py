@@ -1,10 +1,13 @@
-"""Every fine-tuning run of one pretrained model in one process (``finetune.runs_per_job: model``).
+"""Several fine-tuning runs of one pretrained model in one process, one after the other: every
+run of the model (``finetune.runs_per_job: model``, the demo's), or N grid points of one task
+(``finetune.runs_per_job: N``, runs too small to fill a GPU sharing one job on a cluster).
 
 A Table 1 job of the demo did about 10 s of work after about 3 s of start-up (Python, torch and,
 before :class:`xling.model.optim.EagerAdam`, ``torch._dynamo``, which torch's Adam imports on first
-use); a model's runs in one process pay the start-up once. Each run writes what a job of its own
+use); runs in one process pay the start-up once. Each run writes what a job of its own
 writes (``metrics.json`` and the predictions, through :func:`xling.finetune.run_finetune`), then
-``done.json`` (:mod:`xling.jobs.done`): a job killed half-way reruns only the runs without one.
+``done.json`` (:mod:`xling.jobs.done`): a job killed half-way reruns only the runs without one,
+and resumes the one it was in after its last epoch.
 """
 
 from __future__ import annotations

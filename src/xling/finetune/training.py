@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from xling.finetune.tasks.base import Task, TaskModel
+from xling.model.precision import device_capability, native_precision
 
 
 def epoch_order(n_examples: int, epoch: int, seed: int, epoch_size: int | None) -> np.ndarray:
@@ -107,8 +108,10 @@ def to_device(batch: dict[str, torch.Tensor], device: torch.device) -> dict[str,
 
 
 def autocast(device: torch.device) -> contextlib.AbstractContextManager:
-    """bf16 autocast on GPUs that have it; full precision on CPU (no speed-up there)."""
-    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+    """bf16 autocast on GPUs that compute it natively (sm_80 on); full precision elsewhere: on the
+    CPU (no speed-up there) and on older GPUs, which would only emulate bf16 and have no loss
+    scaling here for fp16."""
+    if native_precision(device_capability(device)) == "bf16":
         return torch.autocast("cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
 

@@ -1,9 +1,11 @@
-"""The signals that ask a training job to stop, and a scope that handles them.
+"""The signals that ask a training job to stop, a scope that handles them, and a trainer's request
+to stop: a signal came, or its SLURM time limit is near.
 
 SLURM sends ``SIGTERM`` before it kills a job (the profile's early ``--signal=TERM@600``,
 ``scancel``, preemption); ``SIGUSR1`` is for a ``--signal=USR1@...`` of the user's own. Shared by
 the trainer, which checkpoints and exits, and the job script that waits for torchrun, which must
-outlive it.
+outlive it. A trainer also stops on its own a margin before the job's end
+(:mod:`xling.jobs.deadline`), so that no signal has to reach it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
@@ -31,3 +34,28 @@ def stop_signals_handled(handler: Callable) -> Iterator[None]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+class StopRequest:
+    """``with StopRequest(stop_at) as stop:`` notes the stop signals that come within (their
+    number in :attr:`signal`); :attr:`out_of_time` says whether ``stop_at`` (seconds since the
+    epoch; None: never) has passed. The trainer checks both between its steps."""
+
+    def __init__(self, stop_at: float | None = None, clock: Callable[[], float] = time.time):
+        self.signal: int | None = None
+        self.stop_at, self.clock = stop_at, clock
+        self._scope = stop_signals_handled(self._handle)
+
+    def _handle(self, signum, frame) -> None:
+        self.signal = signum
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.stop_at is not None and self.clock() >= self.stop_at
+
+    def __enter__(self) -> StopRequest:
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._scope.__exit__(*exc)

@@ -27,7 +27,9 @@ from xling.jobs.checkpoint import save
 
 CHECKPOINT_NAME = re.compile(r"checkpoint-step(\d+)\.pt")
 # Job keys that checkpoints of earlier versions lack: those checkpoints still resume.
-ADDED_JOB_KEYS = frozenset({"world_size"})
+ADDED_JOB_KEYS = frozenset({"precision", "gpu"})
+# What the arithmetic of a run depends on beyond its settings: a resume must run on the same.
+HARDWARE_KEYS = ("precision", "gpu")
 SINGLE_CHECKPOINT_NAME = "checkpoint.pt"  # the one checkpoint of earlier versions, still resumed
 FORMAT_VERSION = 1
 
@@ -105,8 +107,10 @@ def load_checkpoint(
 
 
 def check_same_job(state: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
-    """Refuse to resume a checkpoint written with other settings, data or languages."""
-    saved = state["job"]
+    """Refuse to resume a checkpoint written with other settings, data, languages, precision or
+    GPU model."""
+    saved = upgraded_key(state["job"])
+    _check_same_hardware(saved, expected, path)
     keys = (set(saved) | set(expected)) - {k for k in ADDED_JOB_KEYS if k not in saved}
     differing = sorted(k for k in keys if saved.get(k) != expected.get(k))
     if differing:
@@ -115,6 +119,43 @@ def check_same_job(state: dict[str, Any], expected: dict[str, Any], path: Path) 
             f"{path} was written by a different pretraining job ({details}). Delete "
             f"{path.parent} to start this job from scratch, or restore the old settings to resume"
         )
+
+
+def upgraded_key(saved: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's job key in today's terms.
+
+    Before gradient accumulation a key held the processes (``world_size``) and the batch per
+    process, whose product is the global batch; before precision by compute capability its
+    ``precision`` was the setting (``auto``), not what it resolved to, and no GPU was recorded.
+    """
+    key = dict(saved)
+    if "global_batch" not in key and "batch_size" in key:
+        key["global_batch"] = key.pop("batch_size") * key.pop("world_size", 1)
+    if "gpu" not in key:
+        key.pop("precision", None)
+    return key
+
+
+def _check_same_hardware(saved: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
+    """Refuse, saying why and what to do, to resume on another precision or GPU model.
+
+    Another GPU model sums floats in another order and another precision rounds otherwise, and
+    fp16 carries a loss scale that bf16 lacks: the run would go on as another computation than
+    the one it started as, and two models of a study would differ by where their retries landed.
+    """
+    differing = [k for k in HARDWARE_KEYS if k in saved and saved[k] != expected.get(k)]
+    if not differing:
+        return
+    was = f"{saved['precision']} on {saved['gpu'] or 'the CPU'}"
+    now = f"{expected.get('precision')} on {expected.get('gpu') or 'the CPU'}"
+    raise RuntimeError(
+        f"{path} was trained in {was}; this job would continue it in {now}, another arithmetic "
+        "mid-run. To resume, run it where it started: pin the GPU type of the pretraining rules "
+        "in the SLURM profile (gres: gpu:<type>:<count>, or --constraint in slurm_extra) and, "
+        f"if you changed pretrain.precision, set it back ({saved['precision']}; auto trains in "
+        "bf16 on GPUs from A100 (compute capability 8.0) on, fp16 below). To train this model "
+        f"afresh on these GPUs instead, delete {path.parent}"
+    )
 
 
 def best_dir(work_dir: str | Path, step: int) -> Path:

@@ -9,6 +9,16 @@ sentence count raised to ``alpha`` (paper, section 3.1).
 Every random choice is a pure function of ``(seed, step)`` or ``(seed, language, epoch)``; the only
 state is how many windows of each language were consumed. So a resumed run, given that state and the
 step, draws exactly the batches an uninterrupted run would have drawn.
+
+What a step trains does not depend on the processes: its language, and its global batch of
+windows (the next ``global_batch`` of that language's window order), are functions of the seed,
+the step and the windows consumed before it. The processes cut the global batch into numbered
+micro-batches (:mod:`xling.pretrain.batching`), and each micro-batch's masks and dropout come from
+its number. So a run resumed on another number of processes (the same global batch, which the
+checkpoint's key holds) trains the same windows in the same order: with the same micro-batch size,
+the same masks and dropout too, and the same update up to the order of float sums; with another
+micro-batch size (a process count that does not divide ``world_size``), other masks and dropout,
+drawn alike. Bit-for-bit equality with an uninterrupted run needs the same processes throughout.
 """
 
 from __future__ import annotations
@@ -132,19 +142,32 @@ class WindowOrder:
 
 @dataclass
 class StreamBatch:
-    """The unmasked windows of one step for this process, and the sampler state after the step."""
+    """The unmasked windows of one step for this process, and the sampler state after the step.
+
+    ``tokens`` holds the process's micro-batches one after the other, ``blocks`` their numbers in
+    the step (:mod:`xling.pretrain.batching`).
+    """
 
     step: int
     lang: str
-    tokens: np.ndarray  # (batch, seq_len) int64
+    tokens: np.ndarray  # (micro-batches x micro-batch size, seq_len) int64
     consumed: dict[str, int]
+    blocks: range = range(1)
+
+    def micro_batches(self) -> Iterator[tuple[int, np.ndarray]]:
+        """Each micro-batch's number and windows."""
+        size = len(self.tokens) // len(self.blocks)
+        for index, block in enumerate(self.blocks):
+            yield block, self.tokens[index * size : (index + 1) * size]
 
 
 class StreamSampler:
     """The batch plan: language and windows of every step, for each of ``world_size`` processes.
 
     All processes train on the same language at a step (so every process uses the same
-    language-specific parameters); process ``rank`` takes its own slice of the step's windows.
+    language-specific parameters); process ``rank`` takes its own ``accumulation`` micro-batches
+    of ``batch_size`` windows from the step's global batch of ``world_size x accumulation x
+    batch_size`` (:mod:`xling.pretrain.batching`).
     """
 
     def __init__(
@@ -157,12 +180,13 @@ class StreamSampler:
         seed: int,
         world_size: int = 1,
         rank: int = 0,
+        accumulation: int = 1,
     ):
         self.languages = list(streams)
         self.streams = dict(streams)
         self.cumulative = np.cumsum([probabilities[lang] for lang in self.languages])
         self.seq_len, self.batch_size, self.seed = seq_len, batch_size, seed
-        self.world_size, self.rank = world_size, rank
+        self.world_size, self.rank, self.accumulation = world_size, rank, accumulation
         self.orders = {
             lang: WindowOrder(len(ids), seq_len, seed, index)
             for index, (lang, ids) in enumerate(self.streams.items())
@@ -175,12 +199,14 @@ class StreamSampler:
 
     def batch(self, step: int, consumed: Mapping[str, int]) -> StreamBatch:
         lang = self.language_at(step)
-        first = consumed.get(lang, 0) + self.rank * self.batch_size
-        starts = self.orders[lang].starts(first, self.batch_size)
+        per_process = self.accumulation * self.batch_size
+        first = consumed.get(lang, 0) + self.rank * per_process
+        starts = self.orders[lang].starts(first, per_process)
         tokens = np.asarray(self.streams[lang][starts[:, None] + np.arange(self.seq_len)], np.int64)
         after = dict(consumed)
-        after[lang] = consumed.get(lang, 0) + self.world_size * self.batch_size
-        return StreamBatch(step, lang, tokens, after)
+        after[lang] = consumed.get(lang, 0) + self.world_size * per_process
+        blocks = range(self.rank * self.accumulation, (self.rank + 1) * self.accumulation)
+        return StreamBatch(step, lang, tokens, after, blocks)
 
     def iterate(self, first_step: int, last_step: int, consumed: Mapping[str, int]):
         """Batches of steps ``first_step`` .. ``last_step`` (inclusive), from state ``consumed``."""

@@ -59,6 +59,15 @@ def broadcast_from_main(runtime: Runtime, value: Any) -> Any:
     return box[0]
 
 
+def gather_from_all(runtime: Runtime, value: Any) -> list[Any]:
+    """Every process's ``value`` (any picklable object), in rank order, on every process."""
+    if not (runtime.distributed and dist.is_initialized()):
+        return [value]
+    values: list[Any] = [None] * runtime.world_size
+    dist.all_gather_object(values, value)
+    return values
+
+
 def shutdown(runtime: Runtime) -> None:
     if runtime.distributed and dist.is_initialized():
         dist.destroy_process_group()

@@ -112,13 +112,15 @@ def _finished_key(trainer: Trainer, job: PretrainJob) -> dict | None:
     """What kept outputs must match to be put back (:mod:`xling.jobs.finished`; process 0 keeps and
     restores them, the other processes get None). The job key names the data by its sizes (a
     checkpoint must resume in a moved project); outputs come back only for the very files they
-    were trained on."""
+    were trained on. Not the GPUs: finished outputs come back on any, and the precision as the
+    config asks for it (a rerun on other GPUs must not train days again for the same outputs)."""
     if not trainer.runtime.is_main:
         return None
     data_dir = Path(job.data_dir)
     data_files = sorted(path for path in data_dir.rglob("*") if path.is_file())
+    key = {k: v for k, v in trainer.job_key().items() if k not in ckpt.HARDWARE_KEYS}
     return {
-        "job": trainer.job_key(),
+        "job": {**key, "precision": trainer.settings.precision},
         "data": {str(path.relative_to(data_dir)): file_stamp(path) for path in data_files},
         "code": digest.source_digest(),
         "figure_title": job.figure_title if job.figure is not None else None,

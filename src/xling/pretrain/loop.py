@@ -10,6 +10,8 @@ import functools
 import math
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import torch
@@ -18,10 +20,11 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 import xling.pretrain.checkpoint as ckpt
-from xling.jobs.signals import stop_signals_handled
+from xling.jobs.deadline import slurm_job_end, stop_time
+from xling.jobs.signals import StopRequest
 from xling.model import MLMEncoder, save_pretrained
 from xling.pretrain.data import MASK_ID, StreamBatch, prefetch, step_rng, step_seed
-from xling.pretrain.distributed import Runtime
+from xling.pretrain.distributed import Runtime, barrier, broadcast_from_main
 from xling.pretrain.evaluation import evaluate
 from xling.pretrain.inputs import PretrainInputs
 from xling.pretrain.masking import mask_tokens
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     from xling.pretrain.trainer import Trainer
 
 _MASKING = 1  # the masking stream of data.step_rng
+_OUT_OF_TIME = "out of time"  # a stop of _stop_agreed's: the job's time limit is near
 
 
 def train_steps(trainer: Trainer, step_callback: Callable[[int], None] | None = None) -> None:
@@ -40,25 +44,23 @@ def train_steps(trainer: Trainer, step_callback: Callable[[int], None] | None = 
     s, runtime, device = trainer.settings, trainer.runtime, trainer.runtime.device
     if trainer.step >= s.total_steps:
         return
+    stop_at = _stop_time(trainer)
     objective = _objective(trainer.model, runtime, compile_layers=s.compile_layers)
     trainer.model.train()
     index = {lang: i for i, lang in enumerate(trainer.languages)}
     interval = trainer.interval
     interval.restart_clock()
-    tokens_per_step = s.batch_size * s.seq_len * runtime.world_size
+    tokens_per_step = s.global_batch * s.seq_len
     batches = trainer.sampler.iterate(trainer.step + 1, s.total_steps, trainer.consumed)
     prepare = functools.partial(_prepare, settings=s, runtime=runtime, inputs=trainer.inputs)
     batches = prefetch(batches, prepare) if device.type == "cuda" else map(prepare, batches)
     session_start = last_checkpoint = time.monotonic()
     elapsed_before = trainer.elapsed
-    with _StopSignals() as stop:
-        for batch, tensors in batches:
-            input_ids, selected, targets = (t.to(device, non_blocking=True) for t in tensors)
-            torch.manual_seed(step_seed(s.seed, batch.step, runtime.rank))  # dropout
-            with trainer.autocast():
-                loss = objective(input_ids, batch.lang, selected, targets)
-            _update(trainer, loss)
-            interval.add(index[batch.lang], loss.detach())
+    with StopRequest(stop_at) as stop:
+        for batch, prepared in batches:
+            loss = _accumulate(trainer, objective, batch, prepared)
+            _update(trainer)
+            interval.add(index[batch.lang], loss)
             step = trainer.step = batch.step
             trainer.consumed = batch.consumed
             trainer.tokens += tokens_per_step
@@ -70,24 +72,90 @@ def train_steps(trainer: Trainer, step_callback: Callable[[int], None] | None = 
                 evaluate_and_select(trainer)
             due = bool(s.checkpoint_steps) and step % s.checkpoint_steps == 0
             due = due or time.monotonic() - last_checkpoint >= 60 * s.checkpoint_minutes
-            stopping = _stop_agreed(stop, runtime, step, every=s.log_interval)
-            if due or step == s.total_steps or stopping:
+            cause = _stop_agreed(stop, runtime, step, every=s.log_interval)
+            if cause == _OUT_OF_TIME:
+                cause = f"{s.stop_margin_minutes:g} min before the job's time limit"
+            if due or step == s.total_steps or cause:
                 trainer.save_checkpoint()
                 last_checkpoint = time.monotonic()
             interval.paused += time.monotonic() - pause_start
-            if stopping:
-                cause = f"signal {stop.signal}" if stop.signal else "another process's signal"
-                raise SystemExit(
-                    f"stopped by {cause} after checkpointing step {step}; "
-                    "rerun the same job to resume"
-                )
+            if cause:
+                stopped = f"stopped {cause} after checkpointing step {step}; rerun the same job "
+                stopped += "to resume"
+                trainer.log(stopped)  # into the job's history, which the retry's log shows
+                # No process leaves before process 0's checkpoint is on disk: torchrun (and srun
+                # with --kill-on-bad-exit) kills the others when the first one exits.
+                barrier(runtime)
+                raise SystemExit(stopped)
             if step_callback is not None:
                 step_callback(step)
 
 
-def _update(trainer: Trainer, loss: torch.Tensor) -> None:
-    """Backward, clip, one optimizer and schedule step (through the fp16 loss scaler if on)."""
-    trainer.scaler.scale(loss).backward()
+def _stop_time(trainer: Trainer) -> float | None:
+    """When the job stops on its own: ``stop_margin_minutes`` before its SLURM time limit (None
+    outside SLURM). Process 0 reads the limit; every process learns it, so that all refuse
+    together to start a job whose time is up already."""
+    end = slurm_job_end() if trainer.runtime.is_main else None
+    end = broadcast_from_main(trainer.runtime, end)
+    margin = trainer.settings.stop_margin_minutes
+    stop_at = stop_time(
+        end, margin, margin_key="pretrain.stop_margin_minutes", more_time="pretrain.runtime_minutes"
+    )
+    if end is not None:
+        trainer.log(
+            f"the job's time limit ends {end.clock()} ({end.source}): it stops with a checkpoint "
+            f"{margin:g} minutes before (pretrain.stop_margin_minutes)"
+        )
+    return stop_at if trainer.runtime.is_main else None
+
+
+def _accumulate(
+    trainer: Trainer, objective: nn.Module, batch: StreamBatch, prepared: _Prepared
+) -> torch.Tensor:
+    """Forward and backward of this process's micro-batches of a step; returns their loss.
+
+    One micro-batch on one process is the plain step: the mean loss over its selected positions.
+    Otherwise each micro-batch's mean is weighted by its share of the selected positions of the
+    whole global batch (times the processes, whose gradients DDP averages): the gradient is that
+    of the mean over the global batch, as one batch of its size would give, however it is split
+    (:mod:`xling.pretrain.batching`). Gradients are synchronised once, after the last one.
+    """
+    runtime, device, seed = trainer.runtime, trainer.runtime.device, trainer.settings.seed
+    micro_batches = prepared.micro_batches
+    scales = _loss_scales(runtime, prepared.counts) if prepared.weighted else None
+    local_total = float(sum(len(tensors[1]) for tensors in micro_batches))
+    step_loss = None
+    for number, (block, tensors) in enumerate(zip(batch.blocks, micro_batches, strict=True)):
+        input_ids, selected, targets = (t.to(device, non_blocking=True) for t in tensors)
+        last = number == len(micro_batches) - 1
+        sync = nullcontext() if last or not runtime.distributed else objective.no_sync()
+        with sync:
+            torch.manual_seed(step_seed(seed, batch.step, block))  # dropout
+            with trainer.autocast():
+                loss = objective(input_ids, batch.lang, selected, targets)
+            scaled = loss if scales is None else loss * scales[number]
+            trainer.scaler.scale(scaled).backward()
+        if scales is None:
+            step_loss = loss.detach()
+        else:  # this process's mean over its micro-batches, for the curve (process 0's)
+            share = loss.detach() * (len(tensors[1]) / local_total)
+            step_loss = share if step_loss is None else step_loss + share
+    return step_loss
+
+
+def _loss_scales(runtime: Runtime, counts: torch.Tensor) -> torch.Tensor:
+    """Per micro-batch of this process: its selected positions over those of the global batch,
+    times the processes (DDP averages their gradients). The global count is summed on the
+    device, an all-reduce of one number, so that no step waits for the host."""
+    counts = counts.to(runtime.device, non_blocking=True)
+    total = counts.sum()
+    if runtime.distributed:
+        dist.all_reduce(total)
+    return runtime.world_size * counts / total
+
+
+def _update(trainer: Trainer) -> None:
+    """Clip, one optimizer and schedule step (through the fp16 loss scaler if on)."""
     trainer.scaler.unscale_(trainer.optimizer)
     if trainer.settings.clip_grad_norm > 0:
         torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), trainer.settings.clip_grad_norm)
@@ -97,22 +165,32 @@ def _update(trainer: Trainer, loss: torch.Tensor) -> None:
     trainer.schedule.step()
 
 
-def _stop_agreed(stop: _StopSignals, runtime: Runtime, step: int, *, every: int) -> bool:
-    """Whether every process stops after ``step``.
+def _stop_agreed(stop: StopRequest, runtime: Runtime, step: int, *, every: int) -> str | None:
+    """Why every process stops after ``step`` (None: they go on; ``_OUT_OF_TIME``: the time
+    limit is near).
 
-    One process stops after the step in which its signal came. Processes of a distributed job
-    stop together, at a step they all check (every ``every`` steps), if any of them got one: the
-    signal reaches each at another point of its step, and a process that stopped alone would
-    leave the others waiting in their next all-reduce, with process 0, which writes the
-    checkpoint, possibly among them.
+    One process stops after the step in which its signal came or its time ran out. Processes of
+    a distributed job stop together, at a step they all check (every ``every`` steps), if any of
+    them got a signal or process 0's time is up (it alone watches the clock): the signal reaches
+    each at another point of its step, and a process that stopped alone would leave the others
+    waiting in their next all-reduce, with process 0, which writes the checkpoint, possibly
+    among them.
     """
-    if not runtime.distributed:
-        return stop.signal is not None
-    if step % every:
-        return False
-    flag = torch.tensor([int(stop.signal is not None)], dtype=torch.int32, device=runtime.device)
-    dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-    return bool(flag.item())
+    # One reading of the signal: one that comes during the all-reduce waits for the next check,
+    # which every process then makes alike.
+    own_signal, out_of_time = stop.signal, stop.out_of_time
+    signalled = own_signal is not None
+    if runtime.distributed:
+        if step % every:
+            return None
+        flags = torch.tensor([int(signalled), int(out_of_time)], device=runtime.device)
+        dist.all_reduce(flags, op=dist.ReduceOp.MAX)
+        signalled, out_of_time = (bool(flag) for flag in flags.tolist())
+    if own_signal is not None:
+        return f"by signal {own_signal}"
+    if out_of_time:
+        return _OUT_OF_TIME
+    return "by another process's signal" if signalled else None
 
 
 def _objective(model: MLMEncoder, runtime: Runtime, *, compile_layers: bool) -> nn.Module:
@@ -133,17 +211,35 @@ def _objective(model: MLMEncoder, runtime: Runtime, *, compile_layers: bool) -> 
     )
 
 
+@dataclass
+class _Prepared:
+    """A step's micro-batches of this process, each (input ids, selected, targets), and their
+    counts of selected positions; ``weighted``: whether the step weighs their losses by those
+    (several micro-batches or processes, :func:`_accumulate`)."""
+
+    micro_batches: list[list[torch.Tensor]]
+    counts: torch.Tensor
+    weighted: bool
+
+
 def _prepare(
     batch: StreamBatch, *, settings: PretrainSettings, runtime: Runtime, inputs: PretrainInputs
-) -> tuple[StreamBatch, list[torch.Tensor]]:
-    """Mask a batch on the host (from the step's own RNG) and, on GPU, pin it for async copy."""
-    rng = step_rng(settings.seed, _MASKING, batch.step, runtime.rank)
+) -> tuple[StreamBatch, _Prepared]:
+    """Mask each micro-batch on the host (from its own RNG: the step and its number) and, on GPU,
+    pin it for async copy."""
     replacements = inputs.replacement_ids(batch.lang)
-    masked = mask_tokens(batch.tokens, rng, replacements, mask_id=MASK_ID, **settings.masking())
-    tensors = [torch.from_numpy(a) for a in (masked.input_ids, masked.selected, masked.targets)]
+    micro_batches = []
+    for block, tokens in batch.micro_batches():
+        rng = step_rng(settings.seed, _MASKING, batch.step, block)
+        masked = mask_tokens(tokens, rng, replacements, mask_id=MASK_ID, **settings.masking())
+        arrays = (masked.input_ids, masked.selected, masked.targets)
+        micro_batches.append([torch.from_numpy(a) for a in arrays])
+    counts = torch.tensor([float(len(tensors[1])) for tensors in micro_batches])
     if runtime.device.type == "cuda":
-        tensors = [t.pin_memory() for t in tensors]
-    return batch, tensors
+        micro_batches = [[t.pin_memory() for t in tensors] for tensors in micro_batches]
+        counts = counts.pin_memory()
+    weighted = len(micro_batches) > 1 or runtime.distributed
+    return batch, _Prepared(micro_batches, counts, weighted)
 
 
 def _log_progress(trainer: Trainer, interval: LossInterval) -> None:
@@ -168,11 +264,7 @@ def _log_progress(trainer: Trainer, interval: LossInterval) -> None:
             total=s.total_steps,
             lang_losses=losses,
             lr=trainer.schedule.get_last_lr()[0],
-            tokens_per_second=steps
-            * s.batch_size
-            * s.seq_len
-            * trainer.runtime.world_size
-            / seconds,
+            tokens_per_second=steps * s.global_batch * s.seq_len / seconds,
             elapsed=trainer.elapsed,
             seconds_left=(s.total_steps - trainer.step) * per_step,
             mfu=trainer.flops_per_step / per_step / peak if peak else None,
@@ -220,21 +312,3 @@ def evaluate_and_select(trainer: Trainer) -> None:
 def _finite(loss: float) -> float:
     """A diverged (NaN) score never wins model selection, and any finite score beats it."""
     return loss if math.isfinite(loss) else math.inf
-
-
-class _StopSignals:
-    """SIGTERM / SIGUSR1 (SLURM's warning before preemption): checkpoint after the step, exit."""
-
-    def __init__(self):
-        self.signal: int | None = None
-        self._scope = stop_signals_handled(self._handle)
-
-    def _handle(self, signum, frame) -> None:
-        self.signal = signum
-
-    def __enter__(self):
-        self._scope.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._scope.__exit__(*exc)

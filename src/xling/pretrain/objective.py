@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from xling.model import MLMEncoder
+from xling.model.precision import device_capability, native_precision
 
 
 class MaskedLMObjective(nn.Module):
@@ -28,16 +29,15 @@ class MaskedLMObjective(nn.Module):
         hidden = self.encoder(input_ids, lang).last_hidden_state
         hidden = hidden.reshape(-1, hidden.shape[-1]).index_select(0, selected)
         logits = self.encoder.mlm_logits(hidden, lang)
-        return F.cross_entropy(logits.float(), targets)
+        # At least fp32 (autocast's half-precision logits), fp64 kept (the tests' exact sums).
+        return F.cross_entropy(logits.to(torch.promote_types(logits.dtype, torch.float32)), targets)
 
 
 def resolve_precision(precision: str, device: torch.device) -> str:
-    """``auto``: bf16 on a GPU that supports it, else fp16 (loss scaling) on GPU; fp32 on CPU."""
+    """``precision``, with ``auto`` resolved for ``device`` (:func:`native_precision`)."""
     if precision != "auto":
         return precision
-    if device.type != "cuda":
-        return "fp32"
-    return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+    return native_precision(device_capability(device))
 
 
 def autocast_for(precision: str, device: torch.device):

@@ -45,7 +45,10 @@ class PretrainSettings:
 
     architecture: dict[str, Any] = field(default_factory=dict)
     seq_len: int = 256
-    batch_size: int = 96  # per device
+    batch_size: int = 96  # per device of world_size; the most a process trains at once
+    # The devices batch_size is per: the global batch is world_size x batch_size streams a step
+    # (the paper: 8 x 96), on however many processes the job has (xling.pretrain.batching).
+    world_size: int = 1
     lr: float = 1e-4
     warmup_steps: int = 30_000
     warmup_init_lr: float = 1e-7  # XLM's AdamInverseSqrtWithWarmup starts here
@@ -65,6 +68,7 @@ class PretrainSettings:
     selection_language: str = "en"  # falls back to the only language of a monolingual model
     checkpoint_minutes: float = 10.0
     checkpoint_steps: int = 0  # 0 = time-based only; tests set a step interval
+    stop_margin_minutes: float = 10.0  # checkpoint and stop this long before a SLURM time limit
     log_interval: int = 100
     seed: int = 0
     precision: str = "auto"
@@ -81,14 +85,18 @@ class PretrainSettings:
                 f"pretraining settings: unknown architecture keys {sorted(unknown)}; "
                 f"known: {', '.join(ARCHITECTURE_KEYS)}"
             )
-        positive = ("seq_len", "batch_size", "total_steps", "eval_interval", "dev_tokens")
+        positive = ("seq_len", "batch_size", "world_size", "total_steps", "eval_interval")
+        positive += ("dev_tokens",)
         for name in (*positive, "eval_batch_size", "log_interval"):
             if getattr(self, name) < 1:
                 raise ValueError(
                     f"pretraining setting {name} must be >= 1, got {getattr(self, name)}"
                 )
-        if self.warmup_steps < 0 or self.checkpoint_steps < 0:
-            raise ValueError("pretraining settings warmup_steps and checkpoint_steps must be >= 0")
+        if min(self.warmup_steps, self.checkpoint_steps, self.stop_margin_minutes) < 0:
+            raise ValueError(
+                "pretraining settings warmup_steps, checkpoint_steps and stop_margin_minutes must "
+                "be >= 0"
+            )
         if not 0 < self.mask_prob <= 1:
             raise ValueError(
                 f"pretraining setting mask_prob must be in (0, 1], got {self.mask_prob}"
@@ -110,6 +118,11 @@ class PretrainSettings:
                 f"pretraining setting seq_len={self.seq_len} exceeds architecture.max_positions="
                 f"{max_positions}; raise max_positions or shorten seq_len"
             )
+
+    @property
+    def global_batch(self) -> int:
+        """Streams of one optimizer step, whatever the processes: world_size x batch_size."""
+        return self.world_size * self.batch_size
 
     def masking(self) -> dict[str, float]:
         """The rates :func:`xling.pretrain.masking.mask_tokens` takes: training and dev batches
@@ -169,13 +182,18 @@ class PretrainSettings:
         """The settings a resumed run must share with the run that wrote the checkpoint.
 
         Left out: what only changes how often things happen outside the weights' path (logging,
-        checkpoint interval), ``total_steps`` (the inverse square root schedule does not depend on
-        it, so a finished run can be extended), and how the same computation is executed:
-        ``threads``, ``compile_layers`` and ``deterministic``. These change speed and the order of
-        float sums, not the training's definition (data order, masks, dropout and the update rule
-        come from seeds and the step number), so a rerun on a node with other cores may resume.
-        Only bit-for-bit equality with an uninterrupted run needs the same values throughout.
+        checkpoint interval, the stop margin), ``total_steps`` (the inverse square root schedule
+        does not depend on it, so a finished run can be extended), and how the same computation
+        is executed: ``threads``, ``compile_layers`` and ``deterministic``. These change speed and
+        the order of float sums, not the training's definition (data order, masks, dropout and the
+        update rule come from seeds and the step number), so a rerun on a node with other cores
+        may resume. Only bit-for-bit equality with an uninterrupted run needs the same values
+        throughout. ``world_size`` and ``batch_size`` count as their product, the global batch: a
+        rerun may split the same global batch otherwise (:mod:`xling.pretrain.batching`).
+        ``precision`` counts as what it resolves to on the job's GPUs, which the trainer adds.
         """
         free = {"total_steps", "checkpoint_minutes", "checkpoint_steps", "log_interval"}
-        free |= {"threads", "compile_layers", "deterministic"}
-        return {k: v for k, v in self.to_dict().items() if k not in free}
+        free |= {"threads", "compile_layers", "deterministic", "stop_margin_minutes"}
+        free |= {"world_size", "batch_size", "precision"}
+        key = {k: v for k, v in self.to_dict().items() if k not in free}
+        return {**key, "global_batch": self.global_batch}

@@ -19,8 +19,10 @@ import xling.pretrain.checkpoint as ckpt
 from xling.jobs.checkpoint import restore_rng_state, rng_state
 from xling.model import MLMEncoder
 from xling.model.config import has_language_specific_parts
+from xling.model.precision import device_capability, native_precision
+from xling.pretrain.batching import plan_batches
 from xling.pretrain.data import NUM_SPECIAL, StreamSampler
-from xling.pretrain.distributed import Runtime, broadcast_from_main
+from xling.pretrain.distributed import Runtime, broadcast_from_main, gather_from_all
 from xling.pretrain.evaluation import dev_batches, unigram_baseline, unigram_counts
 from xling.pretrain.flops import peak_flops, training_flops_per_step
 from xling.pretrain.inputs import read_inputs
@@ -43,7 +45,8 @@ class Trainer:
         self.languages, self.work_dir = list(job.languages), Path(job.work_dir)
         _configure_torch(s, runtime)
         self.selection_language = _selection_language(s.selection_language, self.languages)
-        self.precision = resolve_precision(s.precision, runtime.device)
+        self.plan = plan_batches(s.world_size, s.batch_size, runtime.world_size)
+        self.precision, self.gpu = _hardware(s.precision, runtime, log)
         self.autocast = autocast_for(self.precision, runtime.device)
         self.inputs = read_inputs(
             job.data_dir,
@@ -64,16 +67,17 @@ class Trainer:
             self.inputs.train,
             self.inputs.probabilities,
             seq_len=s.seq_len,
-            batch_size=s.batch_size,
+            batch_size=self.plan.micro_batch,
             seed=s.seed,
             world_size=runtime.world_size,
             rank=runtime.rank,
+            accumulation=self.plan.accumulation,
         )
         self._start_state()
         self._resume()
         self._prepare_evaluation()
         self.flops_per_step = training_flops_per_step(
-            self.model.config, s.batch_size, s.seq_len, s.mask_prob * s.seq_len
+            self.model.config, self.plan.per_process, s.seq_len, s.mask_prob * s.seq_len
         )
         self.peak_flops = None
         if runtime.device.type == "cuda":
@@ -108,15 +112,18 @@ class Trainer:
     def job_key(self) -> dict:
         """What a checkpoint must match to be resumed by this job.
 
-        The number of processes is part of it: each process draws ``batch_size`` windows, so a
-        rerun on other GPUs would go on with another global batch under the same schedule.
+        The global batch is part of it (``PretrainSettings.resume_key``), not the number of
+        processes: a rerun on other GPUs splits the same global batch otherwise
+        (:mod:`xling.pretrain.batching`). The precision trained in and the GPU model are, since
+        they change the arithmetic (:func:`xling.pretrain.checkpoint.check_same_job`).
         """
         return {
             **self.settings.resume_key(),
-            "world_size": self.runtime.world_size,
             "languages": self.languages,
             "vocab_size": self.inputs.vocab_size,
             "data": self.inputs.fingerprint(),
+            "precision": self.precision,
+            "gpu": self.gpu,
         }
 
     def best_dir(self) -> Path | None:
@@ -197,8 +204,8 @@ class Trainer:
             f"pretraining {'-'.join(self.languages)}: {model.num_parameters():,} parameters "
             f"({model.num_parameters(language_specific=True):,} language-specific), vocabulary "
             f"{self.inputs.vocab_size:,}, {self.runtime.world_size} process(es) on "
-            f"{self.runtime.device}, {self.precision}; batch {s.batch_size} x {s.seq_len} per "
-            f"process; {s.total_steps:,} steps; sampling {sampling}"
+            f"{self.gpu or self.runtime.device}, {self.precision}; {self.plan.describe()}, of "
+            f"{s.seq_len} tokens; {s.total_steps:,} steps; sampling {sampling}"
         )
 
     # ------------------------------------------------------------------ state and outputs
@@ -237,6 +244,27 @@ def _configure_torch(settings: PretrainSettings, runtime: Runtime) -> None:
         # Only GPU kernels need it; on CPU the call would import torch's compiler (seconds).
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True)
+
+
+def _hardware(requested: str, runtime: Runtime, log: Callable[[str], None]) -> tuple:
+    """The precision the job trains in and its GPU model (None on CPUs), the same on every
+    process: ``auto`` resolves for the least capable GPU of the job, and the model names every
+    one (a job on mixed GPUs names them all)."""
+    device = runtime.device
+    own = None
+    if device.type == "cuda":
+        own = (device_capability(device), torch.cuda.get_device_name(device))
+    found = gather_from_all(runtime, own)
+    if any(item is None for item in found):
+        return resolve_precision(requested, torch.device("cpu")), None
+    lowest, weakest = min(found)
+    precision = native_precision(lowest) if requested == "auto" else requested
+    if precision == "bf16" and native_precision(lowest) != "bf16":
+        log(
+            f"warning: pretrain.precision is bf16, which {weakest} (compute capability "
+            f"{lowest[0]}.{lowest[1]}) only emulates, far slower than fp16: set it to auto"
+        )
+    return precision, " + ".join(sorted({name for _, name in found}))
 
 
 def _selection_language(requested: str, languages: list[str]) -> str:

@@ -16,8 +16,10 @@ PAPER_ROW = "paper"
 
 # Keys of `pretrain` that say how a cluster job runs, not what it trains: the rules keep them out of
 # their params, so that changing them never reruns a finished model (training resumes without them).
+# Not `world_size`: with `batch_size` it makes the global batch, what every step trains.
 PRETRAIN_JOB_KEYS = (
-    "runtime_minutes", "attempts", "checkpoint_minutes", "world_size", "threads", "compile_layers"
+    "runtime_minutes", "attempts", "checkpoint_minutes", "stop_margin_minutes", "threads",
+    "compile_layers",
 )  # fmt: skip
 
 

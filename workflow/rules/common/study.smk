@@ -9,9 +9,13 @@
 import os
 
 from xling import study
+from xling.cluster.torch_builds import torch_env_file
 from xling.study.keys import pair_languages
 
 R = f"results/{config['study']}"
+# The conda env of the rules that run torch, relative to the rules' files: the CUDA build of torch
+# that `cluster.torch_build` picks (xling.cluster.torch_builds; docs/cluster.md).
+TORCH_ENV = f"../../{torch_env_file(config)}"
 PLAN = study.plan(config)
 T1 = PLAN.table1
 PAIRS = list(T1.pairs)  # Table 1's pairs

@@ -24,9 +24,27 @@ class Table1Plan:
     variants: tuple[str, ...]  # the rows to build: `select.variants`, else every variant
     tasks: tuple[str, ...]  # the tasks to fine-tune: `select.tasks`, else every one (POS too)
     grids: Mapping[str, Mapping[str, dict]]  # task -> grid point id -> hyperparameters
-    # `finetune.runs_per_job`: 1 = one job per (pair, variant, task, grid point), as a cluster
-    # wants; "model" = every task and grid point of one pretrained model in one process (the demo)
+    # `finetune.runs_per_job`: 1 = one job per (pair, variant, task, grid point); N > 1 = the grid
+    # points of a (pair, variant, task) N to a job, one after the other (runs too small to fill a
+    # GPU share one); "model" = every task and grid point of one pretrained model in one process
+    # (the demo)
     runs_per_job: int | str
+
+    @property
+    def packs_runs(self) -> bool:
+        """Whether jobs hold N > 1 grid points of one task (``finetune.runs_per_job: N``)."""
+        return isinstance(self.runs_per_job, int) and self.runs_per_job > 1
+
+    def packs(self, task: str) -> list[tuple[str, ...]]:
+        """The grid point ids of ``task`` job by job, for any (pair, variant): runs of one each,
+        or consecutive ``runs_per_job`` in grid order (the last job may hold fewer)."""
+        if not isinstance(self.runs_per_job, int):
+            raise ValueError(
+                f"finetune.runs_per_job {self.runs_per_job!r} puts every task in one job"
+            )
+        size = self.runs_per_job
+        points = list(self.grids[task])
+        return [tuple(points[first : first + size]) for first in range(0, len(points), size)]
 
     @property
     def models(self) -> list[tuple[str, str]]:

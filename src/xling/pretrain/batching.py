@@ -1,0 +1,72 @@
+"""How a step's global batch is split over the job's processes and micro-batches.
+
+The config fixes the global batch: ``pretrain.world_size`` x ``pretrain.batch_size`` streams a step
+(Wu et al. 3.1: 8 GPUs x 96 = 768; one process's ``batch_size`` where ``world_size`` is unset, as
+in the demo). The job's processes (GPUs) may be fewer or more: each takes an equal share of the
+step's streams and, where the share is larger than ``batch_size``, trains it in several
+micro-batches whose gradients add up before the one optimizer step (gradient accumulation). The
+learning rate, schedule and step count are the global batch's whatever the split.
+
+A step's streams are numbered ``0 .. global_batch - 1`` and cut into blocks of ``micro_batch``
+streams; process ``rank`` trains the blocks ``rank x accumulation`` to ``(rank + 1) x accumulation
+- 1``, in that order. A block's masks and dropout are drawn from the block's number
+(:mod:`xling.pretrain.loop`), so two splits with the same micro-batch train the same blocks, only
+on other processes: 1 process accumulating 2 micro-batches computes what 2 processes of 1 do, up
+to the order of float sums.
+
+Torch-free: the job script checks the split before it starts any process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """``processes`` x ``accumulation`` micro-batches of ``micro_batch`` streams: one step."""
+
+    global_batch: int
+    processes: int
+    micro_batch: int
+    accumulation: int
+
+    def blocks(self, rank: int) -> range:
+        """The numbers of the micro-batches process ``rank`` trains in a step, in order."""
+        return range(rank * self.accumulation, (rank + 1) * self.accumulation)
+
+    @property
+    def per_process(self) -> int:
+        """Streams one process trains in a step."""
+        return self.micro_batch * self.accumulation
+
+    def describe(self) -> str:
+        return (
+            f"{self.global_batch} streams a step = {self.processes} process(es) x "
+            f"{self.accumulation} micro-batch(es) of {self.micro_batch}"
+        )
+
+
+def plan_batches(world_size: int, batch_size: int, processes: int) -> BatchPlan:
+    """Split the global batch ``world_size x batch_size`` over ``processes``.
+
+    Each process's share is trained in as few micro-batches as keep each at most ``batch_size``
+    streams (the per-GPU batch the config was sized for): ``processes`` that divide ``world_size``
+    train micro-batches of ``batch_size`` exactly, ``world_size / processes`` of them. Raises
+    ValueError, naming the keys, when ``processes`` does not divide the global batch.
+    """
+    global_batch = world_size * batch_size
+    if processes < 1 or global_batch % processes:
+        raise ValueError(
+            f"the global batch pretrain.world_size x pretrain.batch_size = {world_size} x "
+            f"{batch_size} = {global_batch} streams cannot be split evenly over {processes} "
+            f"process(es) (GPUs): ask for a number of GPUs that divides {global_batch} (any "
+            f"divisor of world_size {world_size} keeps micro-batches of {batch_size}) under "
+            "set-resources of the pretraining rules in the SLURM profile, or change "
+            "pretrain.world_size"
+        )
+    share = global_batch // processes
+    accumulation = -(-share // batch_size)  # the fewest micro-batches of at most batch_size ...
+    while share % accumulation:  # ... that cut the share evenly
+        accumulation += 1
+    return BatchPlan(global_batch, processes, share // accumulation, accumulation)

@@ -1,0 +1,200 @@
+"""The paper's global batch on any number of GPUs: how it is split, and that accumulating
+micro-batches gives the update of one batch of their size; the precision a GPU trains in."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from xling.model import MLMEncoder
+from xling.model.config import EncoderConfig
+from xling.model.precision import native_precision
+from xling.pretrain.batching import plan_batches
+from xling.pretrain.data import MASK_ID, StreamSampler
+from xling.pretrain.distributed import Runtime
+from xling.pretrain.loop import _accumulate, _prepare, _update
+from xling.pretrain.masking import mask_tokens
+from xling.pretrain.objective import MaskedLMObjective, resolve_precision
+from xling.pretrain.settings import PretrainSettings
+
+
+# --------------------------------------------------------------------------- the split
+@pytest.mark.parametrize(
+    ("processes", "micro_batch", "accumulation"),
+    [(1, 96, 8), (2, 96, 4), (4, 96, 2), (8, 96, 1), (16, 48, 1), (3, 64, 4)],
+)
+def test_the_papers_global_batch_on_any_gpu_count_that_divides_it(
+    processes, micro_batch, accumulation
+):
+    plan = plan_batches(world_size=8, batch_size=96, processes=processes)
+    assert (plan.micro_batch, plan.accumulation) == (micro_batch, accumulation)
+    assert plan.processes * plan.accumulation * plan.micro_batch == plan.global_batch == 768
+    blocks = [block for rank in range(processes) for block in plan.blocks(rank)]
+    assert blocks == list(range(processes * accumulation)), "every block once, in rank order"
+
+
+def test_two_nodes_of_four_gpus_train_as_eight():
+    assert plan_batches(8, 96, processes=2 * 4) == plan_batches(8, 96, processes=8)
+
+
+def test_a_gpu_count_that_cannot_split_the_global_batch_is_refused_naming_the_keys():
+    with pytest.raises(ValueError, match=r"pretrain\.world_size x pretrain\.batch_size = 8 x 96"):
+        plan_batches(8, 96, processes=5)
+    # the demo (world_size unset: one process's batch) on two GPUs
+    with pytest.raises(ValueError, match=r"21 streams cannot be split evenly over 2"):
+        plan_batches(1, 21, processes=2)
+    assert plan_batches(1, 21, processes=1).accumulation == 1
+
+
+def test_the_resume_key_holds_the_global_batch_not_its_split():
+    eight = PretrainSettings(world_size=8, batch_size=96)
+    four = PretrainSettings(world_size=4, batch_size=192)
+    assert eight.resume_key() == four.resume_key()
+    assert eight.resume_key()["global_batch"] == 768
+    assert PretrainSettings(world_size=4).resume_key() != eight.resume_key()
+    with pytest.raises(ValueError, match="world_size must be >= 1"):
+        PretrainSettings(world_size=0)
+
+
+def test_a_step_trains_the_same_windows_however_it_is_split():
+    rng = np.random.default_rng(0)
+    streams = {"en": rng.integers(5, 50, 4000), "fr": rng.integers(5, 50, 3000)}
+    probabilities = {"en": 0.6, "fr": 0.4}
+
+    def windows(processes, accumulation, micro):
+        samplers = [
+            StreamSampler(
+                streams,
+                probabilities,
+                seq_len=8,
+                batch_size=micro,
+                seed=3,
+                world_size=processes,
+                rank=rank,
+                accumulation=accumulation,
+            )
+            for rank in range(processes)
+        ]
+        steps = [list(sampler.iterate(1, 20, {})) for sampler in samplers]
+        return [
+            {block: tokens.tolist() for b in batches for block, tokens in b.micro_batches()}
+            for batches in zip(*steps, strict=True)
+        ], steps[0][-1].consumed
+
+    one, consumed = windows(1, 4, 2)
+    assert windows(2, 2, 2) == (one, consumed)
+    assert windows(4, 1, 2) == (one, consumed)
+    assert consumed["en"] + consumed["fr"] == 20 * 8
+
+
+# --------------------------------------------------------------------------- the update
+def _trainer(settings: PretrainSettings, model: MLMEncoder) -> SimpleNamespace:
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return SimpleNamespace(
+        settings=settings,
+        runtime=Runtime(0, 0, 1, torch.device("cpu")),
+        model=model,
+        optimizer=optimizer,
+        schedule=torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0),
+        scaler=torch.amp.GradScaler("cpu", enabled=False),
+        autocast=lambda: torch.autocast("cpu", enabled=False),
+    )
+
+
+def _model() -> MLMEncoder:
+    torch.manual_seed(0)
+    config = EncoderConfig(
+        vocab_size=40, languages=["en"], dim=16, layers=2, heads=2, ffn_dim=32,
+        max_positions=16, dropout=0.0, attention_dropout=0.0,
+    )  # fmt: skip
+    return MLMEncoder(config).double()
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_accumulating_k_micro_batches_is_one_batch_k_times_the_size(k):
+    """float64: the update of k micro-batches of 4 equals that of one batch of 4k (the mean over
+    all its selected positions), although each micro-batch selects its own number of them."""
+    settings = PretrainSettings(batch_size=4, world_size=k, seq_len=12, clip_grad_norm=0.0)
+    rng = np.random.default_rng(k)
+    tokens = rng.integers(5, 40, size=(4 * k, 12))
+    replacements = np.arange(5, 40)
+    masked = mask_tokens(tokens, rng, replacements, mask_id=MASK_ID, mask_prob=0.3)
+
+    whole = _trainer(settings, _model())
+    objective = MaskedLMObjective(whole.model)
+    input_ids, selected, targets = (
+        torch.from_numpy(a) for a in (masked.input_ids, masked.selected, masked.targets)
+    )
+    loss = objective(input_ids, "en", selected, targets)
+    loss.backward()
+    whole_grads = [p.grad.clone() for p in whole.model.parameters()]
+    _update(whole)
+
+    parts = _trainer(settings, _model())
+    positions = masked.selected
+    micro_batches = []
+    for index in range(k):
+        rows = slice(index * 4, (index + 1) * 4)
+        low, high = index * 4 * 12, (index + 1) * 4 * 12
+        inside = (positions >= low) & (positions < high)
+        arrays = (masked.input_ids[rows], positions[inside] - low, masked.targets[inside])
+        micro_batches.append([torch.from_numpy(np.ascontiguousarray(a)) for a in arrays])
+    counts = torch.tensor([float(len(m[1])) for m in micro_batches], dtype=torch.float64)
+    assert k == 1 or len(set(counts.tolist())) > 1, "micro-batches of unequal selections"
+    prepared = SimpleNamespace(micro_batches=micro_batches, counts=counts, weighted=k > 1)
+    batch = SimpleNamespace(step=1, lang="en", blocks=range(k))
+    step_loss = _accumulate(parts, MaskedLMObjective(parts.model), batch, prepared)
+    for got, want in zip((p.grad for p in parts.model.parameters()), whole_grads, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-9)
+    torch.testing.assert_close(step_loss, loss.detach(), rtol=1e-6, atol=1e-9)
+    _update(parts)
+    for got, want in zip(parts.model.parameters(), whole.model.parameters(), strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-9)
+
+
+def test_prepare_masks_each_micro_batch_by_its_number():
+    """Block 1 is masked alike whether process 0 accumulates it or process 1 trains it."""
+    settings = PretrainSettings(batch_size=2, seq_len=8)
+    inputs = SimpleNamespace(replacement_ids=lambda lang: np.arange(5, 50))
+    rng = np.random.default_rng(0)
+    streams = {"en": rng.integers(5, 50, 800)}
+    cpu = torch.device("cpu")
+
+    def prepared(processes, rank, accumulation):
+        sampler = StreamSampler(
+            streams, {"en": 1.0}, seq_len=8, batch_size=2, seed=1, world_size=processes,
+            rank=rank, accumulation=accumulation,
+        )  # fmt: skip
+        runtime = Runtime(rank, rank, processes, cpu)
+        batch, ready = _prepare(sampler.batch(5, {}), settings=settings, runtime=runtime,
+                                inputs=inputs)  # fmt: skip
+        return dict(zip(batch.blocks, ready.micro_batches, strict=True))
+
+    accumulated = prepared(1, 0, 2)
+    for rank in (0, 1):
+        (tensors,) = prepared(2, rank, 1).values()
+        for got, want in zip(tensors, accumulated[rank], strict=True):
+            assert torch.equal(got, want)
+
+
+# --------------------------------------------------------------------------- precision
+@pytest.mark.parametrize(
+    ("capability", "precision"),
+    [((7, 0), "fp16"), ((7, 5), "fp16"), ((8, 0), "bf16"), ((8, 9), "bf16"), ((9, 0), "bf16")],
+)
+def test_auto_precision_follows_the_compute_capability(capability, precision):
+    assert native_precision(capability) == precision
+
+
+def test_auto_precision_never_emulates_bf16(monkeypatch):
+    """A V100 (sm_70) trains in fp16 although torch says it supports bf16 (by emulation)."""
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *args, **kwargs: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (7, 0))
+    gpu = torch.device("cuda", 0)
+    assert resolve_precision("auto", gpu) == "fp16"
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    assert resolve_precision("auto", gpu) == "bf16"
+    assert resolve_precision("fp32", gpu) == "fp32"
+    assert resolve_precision("auto", torch.device("cpu")) == "fp32"
+    assert native_precision(None) == "fp32"
