@@ -1,7 +1,11 @@
 # One command each: every target creates or refreshes .venv first.
 PYTHON ?= python3
-# The CPU build of torch that lies on this project's machines; set TORCH_SPEC to taste elsewhere.
+# torch first, on its own: the CPU build that lies on this project's machines. On a laptop without
+# it, PyPI's Linux wheel is the multi-GB CUDA build; take the CPU one from PyTorch's index instead:
+#     make demo TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# (the cluster's GPU rules get their CUDA build from envs/, whatever this venv has).
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
 CORES ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +15,8 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/python -c "import torch" 2>/dev/null || \
+		$(BIN)/pip install --quiet $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH_SPEC)"
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 

@@ -26,7 +26,7 @@ from safetensors.torch import load_file
 
 from tests.background import BackgroundRun
 from tests.cluster import local_slurm
-from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
+from tests.cluster.local_slurm import LocalSlurm
 from tests.cluster.profile import fitted_profile, gpu_rules, load_profile, write_profile
 from xling.cluster.gpus import ALLOW_VARIABLE
 from xling.pretrain import PretrainSettings, pretrain_in_folder
@@ -45,8 +45,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def cluster():
-    if os.environ.get(SKIP_VARIABLE) == "1":
-        pytest.skip(f"{SKIP_VARIABLE}=1: this machine cannot run a SLURM cluster")
+    local_slurm.skip_unless_available()
     profile = load_profile()
     partitions = [profile["default-resources"]["slurm_partition"]]
     for resources in profile["set-resources"].values():

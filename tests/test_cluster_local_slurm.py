@@ -54,3 +54,23 @@ def test_our_configuration_is_removed_and_a_sites_is_never_touched(fake_daemons,
     assert (etc / "slurm.conf").read_text() == "ClusterName=thesite\n"
     with pytest.raises(local_slurm.ClusterError, match="has its own SLURM"):
         LocalSlurm(["cpu"], fake_gpus=0)._configure()
+
+
+def test_a_machine_that_cannot_start_the_cluster_skips_with_one_line_why(monkeypatch):
+    monkeypatch.delenv(local_slurm.SKIP_VARIABLE, raising=False)
+    monkeypatch.delenv(local_slurm.REQUIRE_VARIABLE, raising=False)
+    monkeypatch.setattr(local_slurm.os, "geteuid", lambda: 1000)
+    reason = local_slurm.unavailable_reason()
+    assert "needs root" in reason and "\n" not in reason
+    with pytest.raises(pytest.skip.Exception, match="needs root"):
+        local_slurm.skip_unless_available()
+    monkeypatch.setenv(local_slurm.SKIP_VARIABLE, "1")
+    assert local_slurm.unavailable_reason().startswith(f"{local_slurm.SKIP_VARIABLE}=1")
+
+
+def test_where_the_cluster_is_required_a_skip_is_a_failure(monkeypatch):
+    """CI runs as root on Debian and sets XLING_REQUIRE_SLURM=1: it must not skip silently."""
+    monkeypatch.setenv(local_slurm.REQUIRE_VARIABLE, "1")
+    monkeypatch.setattr(local_slurm.os, "geteuid", lambda: 1000)
+    with pytest.raises(pytest.fail.Exception, match="XLING_REQUIRE_SLURM=1 but"):
+        local_slurm.skip_unless_available()

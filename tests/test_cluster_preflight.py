@@ -4,7 +4,6 @@ SLURM cluster, a partition's MaxTime and the controller's cap on jobs named as w
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -12,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
+from tests.cluster import local_slurm
+from tests.cluster.local_slurm import LocalSlurm
 from xling.cluster import slurminfo
 from xling.cluster.expected import Expected
 from xling.cluster.plan import JobRequest, StudyPlan
@@ -305,8 +305,7 @@ def test_nothing_readable_checks_nothing_and_says_so():
 def limited_cluster():
     """The test cluster with a GPU partition of MaxTime 20 minutes and a controller that holds
     10 jobs at most (without accounting, SLURM's one cap on submissions)."""
-    if os.environ.get(SKIP_VARIABLE) == "1":
-        pytest.skip(f"{SKIP_VARIABLE}=1: this machine cannot run a SLURM cluster")
+    local_slurm.skip_unless_available()
     local = LocalSlurm(
         ["cpu", "gpu"], fake_gpus=2, max_time={"gpu": "20"}, max_job_count=10, gpu_type="a100"
     )

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.local_slurm import SKIP_VARIABLE, LocalSlurm
+from tests.cluster import local_slurm
+from tests.cluster.local_slurm import LocalSlurm
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -75,8 +76,7 @@ exit 0
 
 @pytest.fixture(scope="module")
 def slurm():
-    if os.environ.get(SKIP_VARIABLE) == "1":
-        pytest.skip(f"{SKIP_VARIABLE}=1: this machine cannot run a SLURM cluster")
+    local_slurm.skip_unless_available()
     cluster = LocalSlurm(["cpu"], fake_gpus=0)
     try:
         cluster.start()

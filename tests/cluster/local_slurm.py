@@ -41,6 +41,39 @@ DAEMONS = (
     ("slurmd", "slurmd", SLURM_RUN / "slurmd.pid"),
 )
 SKIP_VARIABLE = "XLING_NO_SLURM"
+# Set where the cluster must start (CI, root on Debian): a skip is then a failure.
+REQUIRE_VARIABLE = "XLING_REQUIRE_SLURM"
+
+
+def unavailable_reason() -> str | None:
+    """Why this machine cannot start the test cluster, in one line; None where it can try.
+
+    Starting it needs root (daemons, /etc/slurm) and either the Debian packages already installed
+    or apt-get to install them; a SLURM of the machine's own is never touched.
+    """
+    if os.environ.get(SKIP_VARIABLE) == "1":
+        return f"{SKIP_VARIABLE}=1: this machine cannot run a SLURM cluster"
+    if os.geteuid() != 0:
+        return "the test SLURM cluster needs root (daemons, /etc/slurm); run the tests as root"
+    if shutil.which("apt-get") is None and shutil.which("slurmd") is None:
+        return "no apt-get to install SLURM's Debian packages (munge, slurmctld, slurmd)"
+    conf = SLURM_ETC / "slurm.conf"
+    if conf.exists() and not conf.read_text(errors="replace").startswith(MARKER):
+        return f"{conf} belongs to this machine's own SLURM, which the tests leave alone"
+    return None
+
+
+def skip_unless_available() -> None:
+    """Skip the calling test (or fixture) where the cluster cannot start, with the one-line reason;
+    fail instead where the environment requires the cluster (``XLING_REQUIRE_SLURM=1``)."""
+    import pytest
+
+    reason = unavailable_reason()
+    if reason is None:
+        return
+    if os.environ.get(REQUIRE_VARIABLE) == "1":
+        pytest.fail(f"{REQUIRE_VARIABLE}=1 but the SLURM tests cannot run: {reason}")
+    pytest.skip(reason)
 
 
 class ClusterError(RuntimeError):
