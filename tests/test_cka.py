@@ -120,13 +120,17 @@ def test_resampled_cka_is_the_cka_of_the_drawn_rows():
 
 def test_figure7_resamples_share_one_draw_across_encoders_and_layers():
     from xling.analysis.cka import parallel_draws
-    from xling.analysis.similarity import figure7_resample_rows
+    from xling.analysis.similarity import ComparedStates, figure7_resample_rows
 
     rng = np.random.default_rng(12)
     english = [rng.normal(size=(40, 4)) for _ in range(2)]
+    lengths = rng.integers(3, 20, size=40)
     states = {
-        "monolingual": (english, [e + rng.normal(size=e.shape) for e in english]),
-        "random": (english, [rng.normal(size=(40, 4)) for _ in range(2)]),
+        encoder: ComparedStates(english, other, lengths, lengths)
+        for encoder, other in (
+            ("monolingual", [e + rng.normal(size=e.shape) for e in english]),
+            ("random", [rng.normal(size=(40, 4)) for _ in range(2)]),
+        )
     }
     draws = parallel_draws(7, "en-fr", 30, 40)
     np.testing.assert_array_equal(draws, parallel_draws(7, "en-fr", 30, 40))
@@ -140,3 +144,96 @@ def test_figure7_resamples_share_one_draw_across_encoders_and_layers():
     assert picked["cka"] == pytest.approx(
         linear_cka(english[1][rows_drawn], states["random"][1][1][rows_drawn])
     )
+
+
+# --- sentence length ---------------------------------------------------------------------------
+
+
+def test_the_length_only_control_is_the_squared_correlation_of_the_lengths():
+    from xling.analysis.cka import length_feature
+
+    rng = np.random.default_rng(3)
+    source = rng.integers(4, 30, size=200)
+    target = source + rng.integers(-3, 4, size=200)
+    expected = np.corrcoef(source, target)[0, 1] ** 2
+    assert linear_cka(length_feature(source), length_feature(target)) == pytest.approx(expected)
+
+
+def test_length_controlled_cka_removes_what_length_alone_gives():
+    from xling.analysis.cka import length_controlled_cka, length_residuals
+
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(3, 12, size=300)
+    # states that are a nonlinear function of length (a mean of position vectors) plus noise
+    # of their own: plain CKA is high, the length-controlled one near 0
+    positions = rng.normal(size=(12, 16))
+    by_length = np.stack([positions[:n].mean(axis=0) for n in lengths])
+    x = by_length + 0.05 * rng.normal(size=by_length.shape)
+    y = by_length @ rng.normal(size=(16, 16)) + 0.05 * rng.normal(size=by_length.shape)
+    assert linear_cka(x, y) > 0.5
+    assert length_controlled_cka(x, y, lengths, lengths) < 0.1
+    assert np.allclose(length_residuals(by_length, lengths), 0.0)
+    # what the two sides share beyond length survives the control
+    shared = rng.normal(size=(300, 16))
+    kept = length_controlled_cka(x + shared, y + shared, lengths, lengths)
+    assert kept > 0.5
+    # a side that is length and nothing else shares nothing else
+    assert length_controlled_cka(by_length, y, lengths, lengths) == 0.0
+
+
+def test_length_residuals_name_bad_shapes():
+    from xling.analysis.cka import length_residuals
+
+    with pytest.raises(ValueError, match="n lengths"):
+        length_residuals(np.zeros((5, 2)), [1, 2, 3])
+
+
+def test_figure7_rows_carry_the_control_and_the_length_controlled_cka():
+    from xling.analysis.cka import length_feature
+    from xling.analysis.similarity import LENGTH, ComparedStates, figure7_rows
+
+    rng = np.random.default_rng(5)
+    lengths = rng.integers(3, 20, size=60)
+    english = [rng.normal(size=(60, 4)) + lengths[:, None] for _ in range(2)]
+    states = {
+        "monolingual": ComparedStates(english, [e + rng.normal(size=e.shape) for e in english],
+                                      lengths, lengths),
+        LENGTH: ComparedStates([length_feature(lengths)] * 2, [length_feature(lengths)] * 2,
+                               lengths, lengths),
+    }  # fmt: skip
+    rows = figure7_rows(states)
+    control = [row for row in rows if row["encoder"] == LENGTH]
+    assert [row["cka"] for row in control] == pytest.approx([1.0, 1.0])
+    assert all(row["cka_length_controlled"] is None for row in control)
+    trained = next(row for row in rows if row["encoder"] == "monolingual")
+    assert trained["cka_length_controlled"] < trained["cka"]
+    assert trained["cka_debiased"] is not None
+    assert figure7_rows(states, debiased=False)[0]["cka_debiased"] is None
+
+
+# --- Muller et al.'s released measure -----------------------------------------------------------
+
+
+def test_rbf_cka_is_one_for_the_same_states_and_scale_free():
+    from xling.analysis.cka import rbf_cka
+
+    rng = np.random.default_rng(6)
+    x = rng.normal(size=(50, 8))
+    assert rbf_cka(x, x) == pytest.approx(1.0)
+    y = x @ np.linalg.qr(rng.normal(size=(8, 8)))[0] * 7.0  # rotated and scaled
+    assert rbf_cka(x, y) == pytest.approx(1.0)
+    assert rbf_cka(x, rng.normal(size=(50, 8))) < 0.5
+    with pytest.raises(ValueError, match="must match"):
+        rbf_cka(x, x[:10])
+
+
+def test_windowed_cka_is_the_mean_over_disjoint_windows():
+    from xling.analysis.cka import windowed_cka
+
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=(41, 5)), rng.normal(size=(41, 5))
+    parts = np.array_split(np.arange(41), 4)
+    expected = np.mean([linear_cka(x[p], y[p]) for p in parts])
+    assert windowed_cka(x, y, 4, linear_cka) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="at least 4"):
+        windowed_cka(x, y, 11, linear_cka)

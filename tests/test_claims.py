@@ -202,11 +202,18 @@ def figure5(peak=4, bimlm_bonus=0.1) -> pd.DataFrame:
     return pd.DataFrame(rows)  # fmt: skip
 
 
-def figure6(peak=1, unmapped=0.01) -> pd.DataFrame:
+def figure6(peak=1, unmapped=0.01, random=0.1) -> pd.DataFrame:
+    """Figure 6's table; ``random`` is the random encoder's P@1 at every layer, or None for the
+    trained model's own curve (a model that learned nothing more than its control)."""
+
+    def p_at_1(layer):
+        return 0.5 - 0.04 * abs(layer - peak)
+
     return pd.DataFrame(
         [
             {"pair": pair, "direction": direction, "layer": layer,
-             "p_at_1": 0.5 - 0.04 * abs(layer - peak), "p_at_1_unmapped": unmapped,
+             "p_at_1": p_at_1(layer), "p_at_1_unmapped": unmapped,
+             "p_at_1_random": p_at_1(layer) if random is None else random,
              "n_train": 100, "n_test": 50}
             for pair in ("en-fr", "en-de")
             for direction in (pair, "-".join(reversed(pair.split("-"))))
@@ -215,19 +222,66 @@ def figure6(peak=1, unmapped=0.01) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def figure7(bilingual=0.1, random=-0.2, peak=1, gaps=None) -> pd.DataFrame:
+def figure7(
+    bilingual=0.1, random=-0.2, peak=1, gaps=None, random_peak=None, random_slope=0.01
+) -> pd.DataFrame:
+    """Figure 7's csv, its ``cka`` rows then the length-controlled ones (which the claims must
+    not read). The random encoder's curve is the monolingual one's shape offset by ``random``,
+    peaking at ``random_peak`` (default: where the trained models peak), flatter by
+    ``random_slope`` (the trained models fall 0.03 a layer)."""
     gaps = gaps or {"en-enp": 0.12, "en-fr": 0.1, "en-de": 0.08, "en-ru": 0.05, "en-zh": 0.02}
     rows = []
+    for measure, shift in (("cka", 0.0), ("cka_length_controlled", -0.5)):
+        rows += _figure7_rows(measure, shift, (bilingual, random, random_slope), peak, gaps,
+                              random_peak)  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _figure7_rows(measure, shift, offsets, peak, gaps, random_peak):
+    bilingual, random, random_slope = offsets
+    rows = []
     for pair, gap in gaps.items():
-        for encoder, offset in (
-            ("bilingual", bilingual and gap),
-            ("monolingual", 0.0),
-            ("random", random),
+        for encoder, offset, top, slope in (
+            ("bilingual", bilingual and gap, peak, 0.03),
+            ("monolingual", 0.0, peak, 0.03),
+            ("random", random, peak if random_peak is None else random_peak, random_slope),
+            ("length", -0.4, peak, 0.0),
         ):
-            values = {f"L{layer}": 0.6 + offset - 0.03 * abs(layer - peak) for layer in LAYERS}
+            values = {
+                f"L{layer}": 0.6 + shift + offset - slope * abs(layer - top) for layer in LAYERS
+            }
             values["AVER"] = float(np.mean(list(values.values())))
-            rows.append({"pair": pair, "encoder": encoder, **values})
+            rows.append({"pair": pair, "measure": measure, "encoder": encoder, **values})
+    return rows  # fmt: skip
+
+
+def figure8(parsing_gain=0.05, ner_gain=0.0) -> pd.DataFrame:
+    """Figure 8's table: biMLM and biMLM align by layer; the alignment adds ``parsing_gain`` to
+    en-fr's parsing (half to the other pair's) and ``ner_gain`` to NER."""
+    rows = []
+    for pair, share in (("en-fr", 1.0), ("en-zh", 0.5)):
+        for task, gain in (("ner", ner_gain), ("parsing", parsing_gain * share)):
+            for layer in LAYERS:
+                score = 0.5 - 0.02 * abs(layer - 4)
+                rows += [
+                    {"pair": pair, "task": task, "layer": layer, "line": "bimlm", "score": score},
+                    {
+                        "pair": pair,
+                        "task": task,
+                        "layer": layer,
+                        "line": "bimlm_align",
+                        "score": score + gain,
+                    },
+                ]
     return pd.DataFrame(rows)  # fmt: skip
+
+
+def figure5_gaps(ner, parsing) -> pd.DataFrame:
+    """Figure 5 where biMLM beats MLM align by ``ner`` on NER and ``parsing`` on parsing."""
+    frame = figure5(bimlm_bonus=0.0)
+    bonus = frame["task"].map({"ner": ner, "parsing": parsing})
+    frame.loc[frame["line"] == "bimlm", "score"] += bonus[frame["line"] == "bimlm"]
+    return frame
 
 
 def pearson(*values) -> pd.DataFrame:
@@ -241,6 +295,11 @@ SECTION5_CASES = {
     "wu-5.1-mapped-beats-unmapped": ("wu_figure4", figure4(), figure4(gain=0.01)),
     "wu-5.1.1-embeddings-vs-fasttext": ("wu_figure4", figure4(), figure4(fasttext=0.5)),
     "wu-5.1.1-higher-layers": ("wu_figure4", figure4(), figure4(slope=-0.01)),
+    # fastText on all its words at 0.9 (figure4) is above the contextual layers' 0.26 at best
+    "wu-5.1.1-contextual-below-fasttext": ("wu_figure4", figure4(), figure4(slope=0.1)),
+    "wu-5.1.2-gap-larger-for-ner": ("wu_figure5", figure5_gaps(ner=0.1, parsing=0.02),
+                                    figure5_gaps(ner=0.02, parsing=0.1)),
+    "wu-fn2-alignment-helps-parsing": ("wu_figure8", figure8(), figure8(ner_gain=0.05)),
     "wu-5.1.2-middle-layers": ("wu_figure5", figure5(), figure5(peak=8)),
     "wu-5.1.2-bimlm-better": ("wu_figure5", figure5(), figure5(bimlm_bonus=-0.1)),
     "wu-5.1.3-lower-layers": ("wu_figure6", figure6(), figure6(peak=7)),
@@ -254,7 +313,7 @@ SECTION5_CASES = {
 
 
 def test_every_section5_claim_has_cases():
-    section5 = {c.id for c in claims.CLAIMS if c.id.startswith("wu-5")}
+    section5 = {c.id for c in claims.CLAIMS if c.id.startswith(("wu-5", "wu-fn"))}
     assert set(SECTION5_CASES) == section5
 
 
@@ -287,15 +346,62 @@ def test_mapped_beats_unmapped_also_holds_for_sentences():
     )
 
 
+@pytest.mark.parametrize(
+    ("claim_id", "name", "confounded"),
+    [
+        # the paper's shape (the first layers most similar) shared by a random encoder: what the
+        # trained models have, length gives the random one too
+        ("wu-5.2-early-layers", "wu_figure7", figure7(random=0.0, random_slope=0.03)),
+        ("wu-5.1.3-lower-layers", "wu_figure6", figure6(random=None)),
+    ],
+)
+def test_a_trained_model_equal_to_its_random_control_is_not_supported(claim_id, name, confounded):
+    result = verdict(Run({name: confounded}), claim_id)
+    assert result.verdict == NOT_SUPPORTED, result.numbers
+    assert any("margin over the random encoder" in failed for failed in result.failed)
+    assert any(number.endswith("(control)") for number in result.numbers)
+
+
+def test_retrieval_that_a_random_encoder_matches_is_not_a_learned_alignment():
+    claim_id = "wu-5.1-mapped-beats-unmapped"
+    tables = {"wu_figure4": figure4(), "wu_figure6": figure6(random=0.5)}
+    result = verdict(Run(tables), claim_id)
+    assert result.verdict == NOT_SUPPORTED
+    assert "en-fr: sentences, best P@1 - random encoder's best" in result.failed
+
+
+def test_figure7_claims_read_the_cka_rows_and_print_the_length_control():
+    result = verdict(Run({"wu_figure7": figure7()}), "wu-5.2-similarity-order")
+    assert result.verdict == SUPPORTED
+    assert result.numbers["en-fr: length-only CKA (average) (control)"] == pytest.approx(0.2)
+    # the length-controlled rows (0.5 lower) are not Figure 7's numbers
+    assert result.numbers["en-fr: monolingual CKA (average)"] > 0.5
+
+
+def test_claims_markdown_names_each_claims_control():
+    verdicts = claims.evaluate(Run({"wu_figure7": figure7()}))
+    text = claims.to_markdown(verdicts)
+    assert "Control: the random encoder's CKA at each layer" in text
+
+
+def test_the_alignment_of_biMLM_must_help_en_fr_parsing_most():
+    frame = figure8()
+    zh = (frame["pair"] == "en-zh") & (frame["task"] == "parsing") & (frame["line"] != "bimlm")
+    frame.loc[zh, "score"] += 0.1
+    result = verdict(Run({"wu_figure8": frame}), "wu-fn2-alignment-helps-parsing")
+    assert result.verdict == NOT_SUPPORTED
+    assert "en-fr's parsing gain the largest" in result.failed
+
+
 def test_an_undefined_correlation_is_not_a_verdict():
     undefined = pearson(float("nan"), float("nan"))
     assert verdict(Run({"wu_cka_retrieval": undefined}), "wu-5.2-cka-retrieval").verdict == (
         NOT_COMPUTED
     )
-    partly = pearson(0.95, float("nan"))  # the paper: "for all four language pairs"
-    assert verdict(Run({"wu_cka_retrieval": partly}), "wu-5.2-cka-retrieval").verdict == (
-        NOT_COMPUTED
-    )
+    # the predicate promises the pairs with a defined correlation: one undefined is left out
+    partly = verdict(Run({"wu_cka_retrieval": pearson(0.95, float("nan"))}), "wu-5.2-cka-retrieval")
+    assert partly.verdict == SUPPORTED
+    assert partly.numbers["pairs without a defined correlation (left out)"] == 1
 
 
 def test_distance_orders_en_prime_by_its_configured_code():
@@ -386,9 +492,21 @@ def muller_scores(low_cross=10.0, low_same=1.0, upper=0.2, spread=0.0, domain_cr
     return pd.DataFrame(rows)  # fmt: skip
 
 
-def muller_similarity(peak=5, finetuned_shift=0.0, ablated=-0.2, order=-1, spread=0.0):
-    """similarity.csv: CKA peaking at ``peak``; target i is less similar when ``order`` < 0."""
+def muller_similarity(
+    peak=5, finetuned_shift=0.0, ablated=-0.2, order=-1, spread=0.0, order_at=None,
+    embeddings=0.0, length=None,
+):  # fmt: skip
+    """similarity.csv: CKA peaking at ``peak``; target i is less similar when ``order`` < 0 (at
+    every layer, or at layer ``order_at`` alone); ``embeddings`` added to L0's CKA of every model;
+    ``length``: the length-only control's CKA per target (model ``length`` rows) or None."""
     rows = []
+    for i, target in enumerate(TARGETS if length is not None else ()):
+        for layer in range(13):
+            value = length[i] if isinstance(length, list) else length
+            rows.append(
+                {"model": "length", "task": "", "group": "ref", "seed": 0, "source": "en",
+                 "target": target, "layer": layer, "cka": value, "cka_debiased": value}
+            )  # fmt: skip
     models = [("pretrained", "")] + [("finetuned", t) for t in ("parsing", "pos", "ner")]
     for model, task in models:
         groups = {"ref": 0.0} if model == "pretrained" else {"ref": 0.0, "1-2": ablated}
@@ -397,7 +515,9 @@ def muller_similarity(peak=5, finetuned_shift=0.0, ablated=-0.2, order=-1, sprea
                 for i, target in enumerate(TARGETS):
                     for layer in range(13):
                         center = peak + (finetuned_shift if model == "finetuned" else 0)
-                        cka = 0.7 - 0.03 * abs(layer - center) + offset + 0.02 * order * i + noise
+                        ordered = order_at is None or layer == order_at
+                        cka = 0.7 - 0.03 * abs(layer - center) + offset + noise
+                        cka += 0.02 * order * i * ordered + embeddings * (layer == 0)
                         rows.append(
                             {
                                 "model": model,
@@ -428,11 +548,49 @@ MULLER_CASES = {
                                             finetuned_shift=5)}),
     "muller-4.3-random-init-similarity": ({"muller_similarity": muller_similarity()},
                                           {"muller_similarity": muller_similarity(ablated=0.1)}),
+    # the paper's facts: the pretrained model's layer 6 most correlated (A.2.1, Figure 3)
+    "muller-a2.1-middle-layer-correlates": (
+        {"muller_scores": muller_scores(), "muller_similarity": muller_similarity(order_at=6)},
+        {"muller_scores": muller_scores(), "muller_similarity": muller_similarity(order_at=0)},
+    ),
     "muller-4.3-spearman": (
         {"muller_scores": muller_scores(), "muller_similarity": muller_similarity()},
         {"muller_scores": muller_scores(), "muller_similarity": muller_similarity(order=1)},
     ),
 }  # fmt: skip
+
+
+def test_a_peak_at_the_embeddings_does_not_make_finetuning_preserve():
+    """Every curve peaks at L0, the embeddings' output that fine-tuning barely moves (a length
+    signal): the Transformer layers' peaks, L5 and L11, are not the same trend."""
+    claim_id = "muller-4.2-finetuning-preserves"
+    confounded = muller_similarity(finetuned_shift=6, embeddings=0.5)
+    result = verdict(Run({"muller_similarity": confounded}), claim_id)
+    assert result.verdict == NOT_SUPPORTED
+    assert result.numbers["pretrained: peak layer of L1-L12"] == 5
+    # and the paper's own (Figure 1: en-ru peaks at layer 5 before and after fine-tuning)
+    paper = muller_similarity(peak=5, embeddings=0.5)
+    assert verdict(Run({"muller_similarity": paper}), claim_id).verdict == SUPPORTED
+
+
+def test_finetuned_similarity_no_higher_than_length_alone_is_not_supported():
+    claim_id = "muller-4.2-finetuning-preserves"
+    run = Run({"muller_similarity": muller_similarity(length=0.69)})
+    result = verdict(run, claim_id)
+    assert result.verdict == NOT_SUPPORTED
+    assert result.numbers["finetuned pos: length-only CKA (control)"] == pytest.approx(0.69)
+    assert verdict(Run({"muller_similarity": muller_similarity(length=0.3)}), claim_id).verdict == (
+        SUPPORTED
+    )
+
+
+def test_a_layer_correlated_no_better_than_length_alone_is_not_supported():
+    claim_id = "muller-a2.1-middle-layer-correlates"
+    similarity = muller_similarity(order_at=6, length=[0.5 - 0.01 * i for i in range(6)])
+    result = verdict(Run({"muller_scores": muller_scores(), "muller_similarity": similarity}),
+                     claim_id)  # fmt: skip
+    assert result.verdict == NOT_SUPPORTED
+    assert result.numbers["parsing pretrained: length-only CKA's Spearman rho (control)"] == -1.0
 
 
 def test_every_muller_claim_has_cases():
@@ -620,7 +778,7 @@ def test_json_is_strict_even_with_an_undefined_number():
     results = claims.evaluate(Run({"wu_cka_retrieval": pearson(0.95, float("nan"))}))
     document = json.loads(claims.to_json(results))
     (entry,) = [c for c in document["claims"] if c["id"] == "wu-5.2-cka-retrieval"]
-    assert entry["numbers"]["en-de: Pearson r"] is None and entry["verdict"] == NOT_COMPUTED
+    assert entry["numbers"]["en-de: Pearson r"] is None and entry["verdict"] == SUPPORTED
 
 
 def test_bimlm_failures_follow_the_figures_order():
@@ -689,3 +847,15 @@ def test_muller_layer_claims_take_l_from_the_models_depth():
     assert not any("RANDOM-INIT 3-4" in name for name in shallow.numbers)
     upper = verdict(Run({"muller_scores": frame}, muller_layers=12), "muller-4.1-upper-layers")
     assert upper.verdict == NOT_COMPUTED  # no group above 3L/4 = 9 was run
+
+
+def test_each_unsupported_verdict_says_what_stops_it_with_its_measured_number():
+    result = verdict(Run({"wu_figure7": figure7(random=0.05)}), "wu-5.2-similarity-order")
+    assert result.verdict == NOT_SUPPORTED
+    first = result.failed[0]
+    assert result.why().startswith(f"{first} = ")
+    assert float(result.why().split(" = ")[1].split(" ")[0]) == result.margins[first] < 0
+    markdown = claims.to_markdown([result])
+    assert f"| {result.why()} |" in markdown
+    assert verdict(Run({}), "wu-5.2-similarity-order").why().startswith("not computed by this")
+    assert verdict(Run({"wu_figure7": figure7()}), "wu-5.2-similarity-order").why() == ""

@@ -120,6 +120,49 @@ def test_muller_seeds_are_distinct_and_not_negative(configs, seeds, key, problem
     _assert_names(_error(configs["config"], {"muller.seeds": seeds}), key, problem)
 
 
+@pytest.mark.parametrize(
+    ("changes", "names"),
+    [
+        (
+            {"muller.similarity.measure": "rbf"},
+            ["'muller.similarity.measure'", "'rbf'", "'linear', 'rbf_windows'"],
+        ),
+        (
+            {"muller.similarity.pooling": "strip"},
+            ["'muller.similarity.pooling'", "'subwords', 'framed_twice'"],
+        ),
+        ({"muller.similarity.windows": 0}, ["'muller.similarity.windows'", "minimum"]),
+        (
+            {"muller.random_init_scheme": "xavier"},
+            ["'muller.random_init_scheme'", "'bert', 'pytorch_default'"],
+        ),
+        (  # 1000 sentences: 250 windows of 4 at most
+            {"muller.similarity.measure": "rbf_windows", "muller.similarity.windows": 251},
+            ["'muller.similarity.windows'", "251 windows", "at most 250"],
+        ),
+    ],
+)
+def test_the_released_code_options_name_their_key(configs, changes, names):
+    _assert_names(_error(configs["demo"], changes), *names)
+
+
+def test_the_released_code_options_default_to_the_papers_reading(configs):
+    demo = copy.deepcopy(configs["demo"])
+    for key in ("measure", "windows", "pooling"):
+        del demo["muller"]["similarity"][key]
+    del demo["muller"]["random_init_scheme"]
+    muller = study.validate(demo)["muller"]
+    assert muller["random_init_scheme"] == "bert"
+    similarity = {key: muller["similarity"][key] for key in ("measure", "windows", "pooling")}
+    assert similarity == {"measure": "linear", "windows": 4, "pooling": "subwords"}
+    for name in ("demo", "config"):  # both configs write the defaults out
+        written = configs[name]["muller"]
+        assert written["random_init_scheme"] == "bert"
+        assert {key: written["similarity"][key] for key in similarity} == similarity
+    released = {"muller.similarity.measure": "rbf_windows", "muller.similarity.windows": 250}
+    study.validate(_with(configs["demo"], released | {"muller.similarity.pooling": "framed_twice"}))
+
+
 def test_best_k_larger_than_the_grid_is_rejected(configs):
     message = _error(configs["config"], {"tasks.ner.best_k": 7})
     _assert_names(message, "'tasks.ner.best_k'", "has 6", "bs16_lr2e-05", "at most 6")

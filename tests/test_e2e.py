@@ -102,7 +102,9 @@ def test_the_run_summary_reads_the_slice(demo_run):
 
     summary = summarize(demo_run)
     # the slice computes section 5 for en-fr and Table 1's Default NER, not XNLI
-    assert summary["claims supported"].endswith("of 27")
+    from xling.report.claims import CLAIMS
+
+    assert summary["claims supported"].endswith(f"of {len(CLAIMS)}")
     assert summary["Figure 7: layers, bilingual model above the random encoder"].endswith("of 18")
     assert summary["Pearson r of CKA and Tatoeba P@1, over the pairs"] != NOT_COMPUTED
     assert summary["English XNLI dev of Table 1's models: min / mean / max"] == NOT_COMPUTED
@@ -124,7 +126,7 @@ def test_muller_tables_figures_and_scores(demo_run):
     assert (scores[scores["experiment"] == "domain"]["evaluation"] == "en_cc").any()
     assert scores["score"].between(0, 1).all()
     similarity = pd.read_csv(demo_run / "muller/similarity.csv")
-    assert set(similarity["model"]) == {"pretrained", "finetuned"}
+    assert set(similarity["model"]) == {"pretrained", "finetuned", "length"}  # length: control
     assert set(similarity["layer"]) == set(range(5))  # L0..L4 of the 4-layer model
     table1 = (demo_run / "muller/tables/table1.md").read_text()
     assert "(88.98)" in table1  # the paper's En-En parsing Ref beside ours
@@ -169,16 +171,21 @@ def test_section5_figures_and_their_tables(demo_run):
         assert (demo_run / f"figures/wu_figure{figure}.pdf").read_bytes()[:5] == b"%PDF-"
         assert len(pd.read_csv(demo_run / f"figures/wu_figure{figure}.csv")) > 0
     similarity = pd.read_csv(demo_run / "analysis/similarity/en-fr.csv")
-    assert sorted(similarity["encoder"].unique()) == ["bilingual", "monolingual", "random"]
-    assert len(similarity) == 3 * 9 and similarity["cka"].between(0, 1).all()
-    assert len(pd.read_csv(demo_run / "analysis/similarity/en-enp.csv")) == 3 * 9
+    # the three encoders and the length-only control
+    encoders = ["bilingual", "length", "monolingual", "random"]
+    assert sorted(similarity["encoder"].unique()) == encoders
+    assert len(similarity) == 4 * 9 and similarity["cka"].between(0, 1).all()
+    assert similarity["cka_length_controlled"].notna().sum() == 3 * 9
+    assert len(pd.read_csv(demo_run / "analysis/similarity/en-enp.csv")) == 4 * 9
     # the same CKA on resamples of the parallel sentences, gathered as Figure 7 for the claims
     cka_resamples = pd.read_csv(demo_run / "analysis/similarity/resamples/en-fr.csv")
-    assert len(cka_resamples) == 200 * 3 * 9 and cka_resamples["cka"].between(0, 1).all()
+    assert len(cka_resamples) == 200 * 4 * 9 and cka_resamples["cka"].between(0, 1).all()
     figure7 = pd.read_csv(demo_run / "figures/wu_figure7.csv")
     figure7_resamples = pd.read_csv(demo_run / "figures/wu_figure7_resamples.csv")
     assert list(figure7_resamples.columns) == ["replicate", *figure7.columns]
-    assert len(figure7_resamples) == 200 * len(figure7)
+    # the resamples are the CKA's: Figure 7's own rows, not the other measures
+    assert len(figure7_resamples) == 200 * (figure7["measure"] == "cka").sum()
+    assert set(figure7["measure"]) == {"cka", "cka_debiased", "cka_length_controlled"}
     words = pd.read_csv(demo_run / "analysis/words/en-fr.csv", dtype={"hits": str})
     assert set(words["method"]) == {"embeddings", "fasttext_subset", "fasttext", "contextual"}
     # Figure 4a's fastText baseline scores the embeddings' words only ("the same subset")

@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from xling.muller.collect import SCORE_COLUMNS, score_rows, select_runs, similarity_rows
+from xling.muller.collect import (
+    SCORE_COLUMNS,
+    SIMILARITY_COLUMNS,
+    score_rows,
+    select_runs,
+    similarity_rows,
+)
 
 
 def _run(tmp_path, group, seed, hp, dev, tests, similarity=False):
@@ -76,3 +82,26 @@ def test_similarity_rows_of_another_source_are_an_error_naming_the_run(tmp_path)
     pretrained.write_text("source,target,layer,cka,cka_debiased\n")
     with pytest.raises(ValueError, match=r"source\(s\) \['ru'\].*delete .*ref/s1/a"):
         similarity_rows(select_runs([run]), pretrained)
+
+
+def test_the_length_control_is_collected_beside_the_pretrained_rows(tmp_path):
+    """The pretrained model's file lists the length control too (its `model` column `length`):
+    similarity.csv gets it as model `length`, no task, group ref, seed 0, as the claims read it,
+    and every row gets the length-controlled CKA, empty where a file has none."""
+    run = _run(tmp_path, "ref", 1, "a", 0.5, {"en": 0.5}, similarity=True)
+    pretrained = tmp_path / "pretrained.csv"
+    pretrained.write_text(
+        "source,target,layer,cka,cka_debiased,cka_length_controlled,n_sentences,model\n"
+        "en,fr,0,0.3,0.2,0.1,40,\n"
+        "en,fr,1,0.4,0.3,0.2,40,\n"
+        "en,fr,0,0.9,0.8,,40,length\n"
+        "en,fr,1,0.9,0.8,,40,length\n"
+    )
+    rows = similarity_rows(select_runs([run]), pretrained)
+    assert [(r["model"], r["task"], r["group"], r["seed"], r["layer"]) for r in rows] == [
+        ("pretrained", "", "ref", 0, "0"), ("pretrained", "", "ref", 0, "1"),
+        ("length", "", "ref", 0, "0"), ("length", "", "ref", 0, "1"),
+        ("finetuned", "pos", "ref", 1, "0"),
+    ]  # fmt: skip
+    assert [r["cka_length_controlled"] for r in rows] == ["0.1", "0.2", "", "", None]
+    assert all(list(r) == list(SIMILARITY_COLUMNS) for r in rows)

@@ -255,6 +255,21 @@ def test_table4_is_spearman_of_gap_and_layer_averaged_similarity():
     assert _row(few, "NER").ours["Fine-tuned"] is None  # 2 languages: n/c, not a crash
 
 
+def test_table4_has_a_robustness_row_per_other_measure():
+    scores, similarity = _correlation_inputs()
+    similarity["cka_debiased"] = similarity["cka"] * 2  # the same order: the same rho
+    # length-controlled: the order reversed, so its rho has the other sign
+    similarity["cka_length_controlled"] = 1 - similarity["cka"]
+    table = muller_tables.build_table4(scores, similarity)
+    main = _row(table, "NER").ours["Fine-tuned"]
+    assert _row(table, "NER, debiased CKA").ours["Fine-tuned"] == pytest.approx(main)
+    assert _row(table, "NER, length-controlled").ours["Fine-tuned"] == pytest.approx(-main)
+    assert _row(table, "NER, debiased CKA").paper == {}
+    assert "robustness rows" in " ".join(table.description)
+    plain = muller_tables.build_table4(*_correlation_inputs())  # debiased all empty: no row
+    assert [row.label for row in plain.rows] == ["Parsing", "POS", "NER"]
+
+
 def test_table4_diff_compares_our_signed_rho_with_the_paper_negated():
     table = muller_tables.build_table4(*_correlation_inputs())
     rho = _row(table, "NER").ours["Fine-tuned"]

@@ -172,6 +172,73 @@ def test_random_like_leaves_the_model_alone(bert_config):
     assert all(torch.equal(p, q) for p, q in same)
 
 
+@pytest.mark.parametrize("group", ["1-2", "0"])
+def test_pytorch_default_draws_what_pytorchs_constructors_give(bert_config, group):
+    """Muller et al.'s released RANDOM-INIT code leaves the layers it skips loading at PyTorch's
+    constructor defaults: Linear U(+-1/sqrt(fan_in)) weights and biases, Embedding N(0, 1),
+    LayerNorm 1 and 0."""
+    encoder = tiny_bert(bert_config)
+    before = pretend_pretrained(encoder)
+    drawn = reinitialize(encoder, group, seed=7, scheme="pytorch_default")
+    prefixes = ("model.encoder.layer.0.", "model.encoder.layer.1.")
+    expected = bert_names(encoder, *(prefixes if group == "1-2" else ("model.embeddings.",)))
+    assert set(drawn) == expected
+    modules = dict(encoder.named_modules())
+    for name, param in encoder.named_parameters():
+        if name not in expected:
+            assert torch.equal(param, before[name]), name
+            continue
+        owner = modules[name.rsplit(".", 1)[0]]
+        if isinstance(owner, torch.nn.LayerNorm):
+            fill = 1.0 if name.endswith("weight") else 0.0
+            assert torch.equal(param, torch.full_like(param, fill)), name
+        elif isinstance(owner, torch.nn.Embedding):
+            rows = param
+            if owner.padding_idx is not None:
+                assert torch.equal(param[owner.padding_idx], torch.zeros(param.shape[1])), name
+                rows = param[torch.arange(len(param)) != owner.padding_idx]
+            assert_normal(rows, 1.0, name)
+        else:
+            assert isinstance(owner, torch.nn.Linear), name
+            bound = owner.in_features**-0.5  # kaiming_uniform_(a=sqrt(5)): 1/sqrt(fan_in)
+            assert param.abs().max() <= bound, name
+            assert param.abs().max() > 0.8 * bound, name  # spread over the whole range
+            if name.endswith("weight"):  # U(-b, b): std b/sqrt(3), not BERT's 0.02
+                assert param.std().item() == pytest.approx(bound / 3**0.5, rel=0.1), name
+                assert abs(param.std().item() - 0.02) > 0.05, name
+
+
+def test_the_bert_scheme_is_the_default_and_a_bad_scheme_is_named(bert_config):
+    default, bert, pytorch = (tiny_bert(bert_config) for _ in range(3))
+    for encoder in (default, bert, pytorch):
+        pretend_pretrained(encoder)
+    reinitialize(default, "1-2", seed=5)
+    reinitialize(bert, "1-2", seed=5, scheme="bert")
+    reinitialize(pytorch, "1-2", seed=5, scheme="pytorch_default")
+    pairs = zip(default.parameters(), bert.parameters(), strict=True)
+    assert all(torch.equal(p, q) for p, q in pairs)
+    name = "model.encoder.layer.0.attention.self.query.weight"
+    assert not torch.equal(
+        dict(default.named_parameters())[name], dict(pytorch.named_parameters())[name]
+    )
+    assert_normal(dict(bert.named_parameters())[name], 0.02, name)
+    with pytest.raises(ValueError, match=r"scheme 'xavier'.*bert, pytorch_default"):
+        reinitialize(default, "1-2", seed=5, scheme="xavier")
+
+
+def test_pytorch_default_on_our_mlm_draws_its_embeddings_from_n01():
+    encoders = [mlm_encoder(), mlm_encoder()]
+    for global_seed, encoder in zip((0, 99), encoders, strict=True):
+        pretend_pretrained(encoder)
+        torch.manual_seed(global_seed)  # whatever the global RNG: the draws are the seed's
+        reinitialize(encoder, "0-1", seed=3, scheme="pytorch_default")
+    tokens = encoders[0].embeddings["shared"].tokens
+    rows = tokens.weight[torch.arange(len(tokens.weight)) != tokens.padding_idx]
+    assert_normal(rows, 1.0, "tokens")  # not N(0, dim^-1/2)
+    pairs = zip(encoders[0].parameters(), encoders[1].parameters(), strict=True)
+    assert all(torch.equal(p, q) for p, q in pairs)
+
+
 # ----------------------------------------------------------------------------- MLMEncoder
 def mlm_encoder(**sharing):
     config = EncoderConfig(

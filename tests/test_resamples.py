@@ -176,6 +176,24 @@ def test_agreement_of_two_runs_names_the_claims_that_differ(tmp_path, capsys):
         read_verdicts(tmp_path / "bad.json")
 
 
+def test_agreement_markdown_puts_every_verdict_side_by_side(tmp_path, capsys):
+    from xling.report.agreement import main
+
+    paths = []
+    for name, verdicts in (("a", (SUPPORTED, NOT_SUPPORTED)), ("b", (SUPPORTED, SUPPORTED))):
+        claims_list = [{"id": i, "verdict": v} for i, v in zip("xy", verdicts, strict=True)]
+        (tmp_path / f"{name}.json").write_text(json.dumps({"claims": claims_list}))
+        paths.append(str(tmp_path / f"{name}.json"))
+    assert main(["--markdown", *paths, "--names", "seed 1", "seed 2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "| claim | seed 1 | seed 2 | same |"
+    assert "| `x` | supported | supported | yes |" in out
+    assert "| `y` | not supported | supported | **no** |" in out
+    assert out[-1] == "Same verdict in every run: 1 of 2 (50 %)."
+    with pytest.raises(SystemExit):
+        main(["--markdown", *paths, "--names", "one"])
+
+
 def test_agreement_numbers_put_each_differing_claims_numbers_side_by_side(tmp_path, capsys):
     from xling.report.agreement import main
 
@@ -327,10 +345,12 @@ def sentences_table(rng, p_by_layer, n=200):
         for direction in ("en-fr", "fr-en"):
             hits = rng.random(n) < p
             unmapped = rng.random(n) < 0.01
+            random = rng.random(n) < 0.02
             records.append(
                 {"layer": layer, "direction": direction, "p_at_1": hits.mean(),
-                 "p_at_1_unmapped": unmapped.mean(), "n_test": n,
-                 "hits": hits_string(hits), "hits_unmapped": hits_string(unmapped)}
+                 "p_at_1_unmapped": unmapped.mean(), "p_at_1_random": random.mean(),
+                 "n_test": n, "hits": hits_string(hits), "hits_unmapped": hits_string(unmapped),
+                 "hits_random": hits_string(random)}
             )  # fmt: skip
     return pd.DataFrame(records)
 
@@ -341,7 +361,7 @@ def test_figure6_resamples_share_one_draw_across_directions_and_layers():
     table.loc[1, ["hits", "p_at_1"]] = table.loc[0, ["hits", "p_at_1"]]  # fr-en L0 = en-fr L0
     frame = figure6_resamples({"en-fr": table}, 400, seed=2)
     assert list(frame.columns) == [
-        REPLICATE, "pair", "layer", "direction", "p_at_1", "p_at_1_unmapped"
+        REPLICATE, "pair", "layer", "direction", "p_at_1", "p_at_1_unmapped", "p_at_1_random"
     ]  # fmt: skip
     first = frame[frame["layer"] == 0]
     by_direction = {d: rows["p_at_1"].to_numpy() for d, rows in first.groupby("direction")}
@@ -386,7 +406,7 @@ def test_a_figure6_claim_faces_the_resampled_sentences():
     claim = next(c for c in claims.CLAIMS if c.id == "wu-5.1.3-lower-layers")
     shares = []
     for table in (clear, close):
-        figure = table.drop(columns=["hits", "hits_unmapped"]).assign(pair="en-fr")
+        figure = table.drop(columns=["hits", "hits_unmapped", "hits_random"]).assign(pair="en-fr")
         resamples = figure6_resamples({"en-fr": table}, 200, seed=3)
         run = Run({"wu_figure6": figure, "wu_figure6_resamples": resamples})
         result = claims.evaluate_claim(claim, run)
@@ -406,15 +426,18 @@ def test_a_claim_draws_the_resamples_of_the_inputs_it_reads_where_present():
     mapped, unmapped = np.arange(200) < 13, np.arange(200) < 2
     sentences = pd.DataFrame(
         [{"layer": 0, "direction": direction, "p_at_1": mapped.mean(),
-          "p_at_1_unmapped": unmapped.mean(), "n_test": 200,
-          "hits": hits_string(mapped), "hits_unmapped": hits_string(unmapped)}
+          "p_at_1_unmapped": unmapped.mean(), "p_at_1_random": unmapped.mean(), "n_test": 200,
+          "hits": hits_string(mapped), "hits_unmapped": hits_string(unmapped),
+          "hits_random": hits_string(unmapped)}
          for direction in ("en-fr", "fr-en")]
     )  # fmt: skip
     claim = next(c for c in claims.CLAIMS if c.id == "wu-5.1-mapped-beats-unmapped")
     tables = {
         "wu_figure4": words.drop(columns="hits"),
         "wu_figure4_resamples": figure4_resamples({"en-fr": words.drop(columns="pair")}, 200, 3),
-        "wu_figure6": sentences.drop(columns=["hits", "hits_unmapped"]).assign(pair="en-fr"),
+        "wu_figure6": sentences.drop(columns=["hits", "hits_unmapped", "hits_random"]).assign(
+            pair="en-fr"
+        ),
     }
     words_only = claims.evaluate_claim(claim, Run(tables))
     key = "share of 200 resamples of the test words where it holds"
@@ -444,7 +467,7 @@ def test_figure7_resamples_have_figure7s_columns_per_replicate():
         for pair in ("en-fr", "en-zh")
     }
     frame = figure7_resamples(tables)
-    assert list(frame.columns) == [REPLICATE, "pair", "encoder", "L0", "L1", "AVER"]
+    assert list(frame.columns) == [REPLICATE, "pair", "measure", "encoder", "L0", "L1", "AVER"]
     assert len(frame) == 5 * 4
     third = split_replicates(frame)[3]
     expected = figure7_grid({p: split_replicates(t)[3] for p, t in tables.items()})

@@ -1,9 +1,9 @@
 """Where a demo pretraining step's time goes on this processor: matrix products against the rest.
 
 The demo's time follows its pretraining throughput, which differs about twofold between the
-processors this project has run on (docs/demo_budget.md, "Another processor"). This prints, for
-one thread: the matrix products' GFLOP/s at the demo's shapes against a large product (the
-ratio says how close the small shapes come to what MKL reaches); the milliseconds of a step at
+processors this project has run on (docs/notebook/demo_budget.md, "Another processor"). This
+prints, for one thread: the matrix products' GFLOP/s at the demo's shapes against a large product
+(the ratio says how close the small shapes come to what MKL reaches); the milliseconds of a step at
 5 to 42 streams, with the fixed cost a step pays whatever its size (a straight-line fit); and
 torch's profiler's split of a demo step (21 streams) into matrix products and everything else
 (attention, GELU, layer norms, softmax, the optimizer, copies and a few hundred small ops).

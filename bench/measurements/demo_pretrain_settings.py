@@ -28,7 +28,7 @@ SETTINGS = {
     "16 x 64, sinusoidal positions": {"seq_len": 64, "batch_size": 16, "sinusoidal": True},
     "32 x 32, learned positions": {"seq_len": 32, "batch_size": 32},
     "32 x 32, sinusoidal positions": {"seq_len": 32, "batch_size": 32, "sinusoidal": True},
-    # docs/demo_budget.md, "Pretraining".
+    # docs/notebook/demo_budget.md, "Pretraining".
     "42 x 24, sinusoidal positions, lr 2e-3": {"seq_len": 24, "batch_size": 42, "sinusoidal": True},
     # lr 3e-3 at 500 steps (--steps 500) reaches what 2e-3 does at 600.
     "42 x 24, sinusoidal, lr 3e-3 (demo until 2026-11-26)": {

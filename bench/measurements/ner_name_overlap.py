@@ -4,8 +4,8 @@ mentions that the English training set already holds, written the same.
 In the demo's toy world a French name is an anchor (written as in English), so a French test
 mention the English NER training set holds is found by its string alone, whatever the encoder has
 learned of French. Printed per language: the test mentions seen in its own training set, and those
-identical to an English training mention (type and words). docs/demo_budget.md ("Ten times the
-named entities") records a run and what it showed.
+identical to an English training mention (type and words). docs/notebook/demo_budget.md ("Ten
+times the named entities") records a run and what it showed.
 
     python bench/measurements/ner_name_overlap.py                      # results/demo's NER data
     python bench/measurements/ner_name_overlap.py --data results/demo/data/ner/toy --languages fr ru

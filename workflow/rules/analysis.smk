@@ -148,6 +148,7 @@ if S5:
             languages=get_section5_languages,
             sentences=config["analysis"]["parallel_sentences"],
             normalize_rounds=config["analysis"]["word_alignment"]["normalize_rounds"],
+            seed=config["seed"],  # Figure 7's random encoder, the retrieval's baseline
         script:
             "../scripts/sentence_retrieval.py"
 

@@ -1,6 +1,6 @@
 # Stage 5, finetune: one job per (pair, variant, task, grid point), per N grid points of a task,
 # or per pretrained model (`finetune.runs_per_job`: 1, N, model); English dev selects the epoch and
-# the grid points; the reported score is the mean over the best two (docs/contracts.md, 5).
+# the grid points; the reported score is the mean over the best `best_k` (docs/contracts.md, 5).
 
 
 if T1.runs_per_job == "model":

@@ -111,13 +111,20 @@ if MULLER:
             debiased=config["muller"]["similarity"]["debiased"],
             # similarity runs also measure it on bootstrap resamples of the parallel sentences
             resamples={"count": config["report"]["resamples"], "seed": config["seed"]},
+            # how the similarity is measured: the paper's reading, or the released code's
+            measure={
+                key: config["muller"]["similarity"][key]
+                for key in ("measure", "windows", "pooling")
+            },
+            random_init_scheme=config["muller"]["random_init_scheme"],
         script:
             "../scripts/muller_finetune.py"
 
     rule muller_similarity_pretrained:
-        # Its CKA per layer, and on bootstrap resamples of the parallel sentences. One thread, as
-        # the other analysis jobs: a two-thread job waits until both cores are free at once, which
-        # in the demo came only at its end, where it held back Table 1 and the claims.
+        # Its CKA per layer, and on bootstrap resamples of the parallel sentences, with the length
+        # control (the same for every model). One thread, as the other analysis jobs: a two-thread
+        # job waits until both cores are free at once, which in the demo came only at its end,
+        # where it held back Table 1 and the claims.
         input:
             unpack(get_muller_model_inputs),
             parallel=muller_parallel(),
@@ -133,6 +140,10 @@ if MULLER:
             model=get_muller_model,
             sources=config["muller"]["similarity"]["sources"],
             debiased=config["muller"]["similarity"]["debiased"],
+            measure={
+                key: config["muller"]["similarity"][key]
+                for key in ("measure", "windows", "pooling")
+            },
             resamples=config["report"]["resamples"],
             seed=config["seed"],
         script:

@@ -22,6 +22,8 @@ def main(smk):
         parallel_path=smk.input.get("parallel"),
         debiased=smk.params.debiased,
         resamples=smk.params.resamples,
+        measure=smk.params.measure,
+        random_init_scheme=smk.params.random_init_scheme,
     )
     results = run_job(job, threads=smk.threads)
     for metrics in results:

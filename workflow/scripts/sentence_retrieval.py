@@ -1,4 +1,5 @@
-"""Adapter: sentence retrieval per layer after Procrustes, both directions (Wu 5.1.3, Fig. 6)."""
+"""Adapter: sentence retrieval per layer after Procrustes, both directions (Wu 5.1.3, Fig. 6),
+and with Figure 7's random encoder on the target side."""
 
 import _bootstrap
 
@@ -20,10 +21,14 @@ def main(smk):
         tatoeba,
         parallel_sentences=smk.params.sentences,
         normalize_rounds=smk.params.normalize_rounds,
+        seed=smk.params.seed,
     )
     write_rows_csv(smk.output[0], rows)
     for row in rows:
-        print(f"L{row['layer']} {row['direction']}: P@1 {row['p_at_1']:.3f}")
+        print(
+            f"L{row['layer']} {row['direction']}: P@1 {row['p_at_1']:.3f}, "
+            f"random encoder {row['p_at_1_random']:.3f}"
+        )
 
 
 _bootstrap.run(main, snakemake)

@@ -10,13 +10,22 @@ few compared with the width. On bootstrap resamples of the sentences (:func:`res
 the Gram form wins instead: the Gram matrices are computed once for all resamples
 (``bench/cka_resamples.py``: 5x faster than each resample's own CKA at the demo's 1,000 x 64,
 17x at the paper's 5,000 x 768, 200 resamples, equal to 1e-15).
+
+Two controls for what sentence length alone gives (docs/deviations.md): :func:`length_feature`,
+a sentence's length in subword tokens as its only feature, whose CKA between two sides is the
+squared correlation of their lengths; and :func:`length_controlled_cka`, the CKA after each side's
+states lose the mean state of the sentences of their length (:func:`length_residuals`), so that
+no function of length alone is left in them. And the measure of Muller et al.'s released code
+(:func:`rbf_cka`, :func:`windowed_cka`): Kornblith et al.'s kernel CKA with an RBF kernel.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
+
+Measure = Callable[[np.ndarray, np.ndarray], float]
 
 
 def _as_centered_float64(x) -> np.ndarray:
@@ -129,9 +138,119 @@ def resampled_cka_rows(
 ) -> list[dict]:
     """For each comparison ``(keys, x, y)``, its biased CKA on every resample of ``draws``
     (:func:`resampled_linear_cka`): rows ``replicate``, the keys, ``cka``, in replicate order.
-    One draw serves every comparison, so two of them are compared on the same sentences."""
+    One draw serves every comparison, so two of them are compared on the same sentences; a pair
+    of arrays that several comparisons share (a length control, the same at every layer) is
+    resampled once."""
     rows = []
+    done: dict[tuple[int, int], tuple] = {}  # keeps x and y alive, so that their ids stay theirs
     for keys, x, y in comparisons:
-        for replicate, value in enumerate(resampled_linear_cka(x, y, draws)):
+        if (id(x), id(y)) not in done:
+            done[id(x), id(y)] = (x, y, resampled_linear_cka(x, y, draws))
+        for replicate, value in enumerate(done[id(x), id(y)][2]):
             rows.append({"replicate": replicate, **keys, "cka": value})
     return sorted(rows, key=lambda row: row["replicate"])
+
+
+# --- sentence length --------------------------------------------------------------------------
+
+# A residual this small against the states it came from is float rounding: nothing but length.
+_NOTHING_LEFT = 1e-9
+
+
+def length_feature(lengths) -> np.ndarray:
+    """Each sentence's length in subword tokens as its one feature (n x 1, float64): the
+    representation that knows length and nothing else. Its linear CKA against another side's is
+    the squared Pearson correlation of the two sides' lengths, a number of the sentences alone,
+    whatever the model."""
+    lengths = np.asarray(lengths, dtype=np.float64)
+    if lengths.ndim != 1:
+        raise ValueError(f"expected one length per sentence, got shape {lengths.shape}")
+    return lengths[:, None]
+
+
+def length_residuals(x, lengths) -> np.ndarray:
+    """``x`` (n x d) less, in each row, the mean row of the sentences of the same length: the
+    least-squares fit on length as a category (one indicator per length) taken out, so that any
+    function of length alone, however nonlinear (a mean of position vectors), leaves zeros. A
+    length that one sentence alone has leaves that sentence a zero row."""
+    x = np.asarray(x, dtype=np.float64)
+    lengths = np.asarray(lengths)
+    if x.ndim != 2 or lengths.shape != (x.shape[0],):
+        raise ValueError(
+            f"expected (n x d) states and n lengths, got shapes {x.shape} and {lengths.shape}"
+        )
+    _, group = np.unique(lengths, return_inverse=True)
+    sums = np.zeros((group.max() + 1, x.shape[1]))
+    np.add.at(sums, group, x)
+    counts = np.bincount(group)[:, None]
+    return x - (sums / counts)[group]
+
+
+def length_controlled_cka(x, y, x_lengths, y_lengths, measure: Measure | None = None) -> float:
+    """``measure`` (default :func:`linear_cka`) of ``x`` and ``y`` after each has lost what its
+    own sentences' lengths predict (:func:`length_residuals`). A side with nothing left but
+    length (its residual is rounding next to its centred states) shares nothing else: 0."""
+    measure = measure or linear_cka
+    residuals = []
+    for states, lengths in ((x, x_lengths), (y, y_lengths)):
+        centred = _as_centered_float64(states)
+        residual = length_residuals(centred, lengths)
+        if np.linalg.norm(residual) <= _NOTHING_LEFT * np.linalg.norm(centred):
+            return 0.0
+        residuals.append(residual)
+    return measure(*residuals)
+
+
+# --- Muller et al.'s released measure ---------------------------------------------------------
+
+
+def _squared_distances(x: np.ndarray) -> np.ndarray:
+    norms = np.einsum("ij,ij->i", x, x)
+    return np.maximum(norms[:, None] + norms[None, :] - 2.0 * (x @ x.T), 0.0)
+
+
+def rbf_gram(x, width: float = 1.0) -> np.ndarray:
+    """The RBF kernel's Gram matrix exp(-|xi - xj|^2 / (2 s^2)) of the rows of ``x``, with s
+    ``width`` times the median distance between rows: s^2 = width^2 x the median of the non-zero
+    squared distances, as the released code of Muller et al. (width 1; Kornblith et al.'s notebook
+    shows 0.5). NaN where all rows are equal."""
+    distances = _squared_distances(_as_centered_float64(x))
+    nonzero = distances[distances > 0]
+    if nonzero.size == 0:
+        return np.full_like(distances, np.nan)
+    return np.exp(-distances / (2.0 * width**2 * np.median(nonzero)))
+
+
+def kernel_cka(gram_x: np.ndarray, gram_y: np.ndarray) -> float:
+    """Biased CKA of two Gram matrices (Kornblith et al. 2019): HSIC(K, L) = tr(KHLH), H the
+    centring matrix, normalised by sqrt(HSIC(K, K) HSIC(L, L))."""
+    centred = []
+    for gram in (gram_x, gram_y):
+        gram = np.asarray(gram, dtype=np.float64)
+        gram = gram - gram.mean(axis=0, keepdims=True)
+        centred.append(gram - gram.mean(axis=1, keepdims=True))
+    kx, ky = centred
+    denominator = np.linalg.norm(kx) * np.linalg.norm(ky)
+    return float(np.sum(kx * ky) / denominator) if denominator > 0 else float("nan")
+
+
+def rbf_cka(x, y, width: float = 1.0) -> float:
+    """Kernel CKA with an RBF kernel whose width is ``width`` times each side's median distance
+    (:func:`rbf_gram`)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"x has {x.shape[0]} examples and y has {y.shape[0]}; they must match")
+    return kernel_cka(rbf_gram(x, width), rbf_gram(y, width))
+
+
+def windowed_cka(x, y, windows: int, measure: Measure) -> float:
+    """The mean of ``measure`` over ``windows`` consecutive, disjoint runs of the examples (sizes
+    differing by one at most), each window a CKA of its own (centred and kernel-scaled on its own
+    examples)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"x has {x.shape[0]} examples and y has {y.shape[0]}; they must match")
+    if not 1 <= windows <= x.shape[0] // 4:
+        raise ValueError(f"{windows} windows of {x.shape[0]} examples: each needs at least 4")
+    parts = np.array_split(np.arange(x.shape[0]), windows)
+    return float(np.mean([measure(x[rows], y[rows]) for rows in parts]))

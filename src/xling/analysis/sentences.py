@@ -3,7 +3,8 @@
 "X and Y are obtained by average pooling subword representation (excluding special token) of
 sentences at each layer of monolingual BERT": the map is learned by Procrustes on the parallel
 sentences after iterative normalization, and evaluated on Tatoeba by nearest neighbour under
-cosine, P@1, in both directions.
+cosine, P@1, in both directions. Beside it, the same retrieval without the map, and with Figure
+7's random encoder on the non-English side (its own map): the two baselines of the trained states.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from xling.analysis.representations import framing, mean_pooled_layers
 from xling.base.errors import InputFileError
 from xling.base.fileio import StrPath, read_lines, require_file
 from xling.contracts.items import hits_string
+from xling.model.random_init import random_like
 
 TATOEBA_FIX = (
     "the paper study downloads it (config data.tatoeba; run `snakemake <this path>`), the demo's "
@@ -73,25 +75,35 @@ def sentence_retrieval_rows(
     *,
     parallel_sentences: int,
     normalize_rounds: int = 5,
+    seed: int,
 ) -> list[dict]:
-    """Rows ``layer, direction, p_at_1, p_at_1_unmapped, n_train, n_test, hits, hits_unmapped``
-    for every layer L0..Ln (``hits``: per Tatoeba sentence, :func:`hits_string`).
+    """Rows ``layer, direction, p_at_1, p_at_1_unmapped, p_at_1_random, n_train, n_test, hits,
+    hits_unmapped, hits_random`` for every layer L0..Ln (``hits``: per Tatoeba sentence,
+    :func:`hits_string`).
 
     ``source`` and ``target`` are ``(model, tokenizer, lang)``; ``parallel`` and ``tatoeba`` are
     line-aligned tokenized lines of both sides. ``direction`` is ``{src}-{tgt}`` (source
     sentences query the target side) or the reverse. ``p_at_1_unmapped`` retrieves without the
     map, the baseline that shows what the map does (section 5.1.4: sentence-level
-    representations "can be aligned with a simple orthogonal mapping").
+    representations "can be aligned with a simple orthogonal mapping"); ``p_at_1_random`` is the
+    same retrieval with Figure 7's random encoder on the target side (the target model's
+    architecture, fresh weights drawn for ``seed``: :func:`xling.model.random_init.random_like`),
+    mapped by its own Procrustes on the parallel sentences: what the map finds in states that
+    learned nothing, sentence length above all.
     """
     directions = (f"{source[2]}-{target[2]}", f"{target[2]}-{source[2]}")
-    train = [
-        pooled(side, encoded_lines(side[1], lines, side[2], parallel_sentences))
-        for side, lines in zip((source, target), parallel, strict=True)
+    sides = (source, target)
+    train_ids = [
+        encoded_lines(side[1], lines, side[2], parallel_sentences)
+        for side, lines in zip(sides, parallel, strict=True)
     ]
-    test = [
-        pooled(side, encoded_lines(side[1], lines, side[2]))
-        for side, lines in zip((source, target), tatoeba, strict=True)
+    test_ids = [
+        encoded_lines(side[1], lines, side[2]) for side, lines in zip(sides, tatoeba, strict=True)
     ]
+    train = [pooled(side, ids) for side, ids in zip(sides, train_ids, strict=True)]
+    test = [pooled(side, ids) for side, ids in zip(sides, test_ids, strict=True)]
+    random_side = (random_like(target[0], seed), *target[1:])
+    random_train, random_test = pooled(random_side, train_ids[1]), pooled(random_side, test_ids[1])
     rows = []
     for layer, (train_source, train_target, test_source, test_target) in enumerate(
         zip(*train, *test, strict=True)
@@ -99,17 +111,24 @@ def sentence_retrieval_rows(
         hits = layer_retrieval(
             (train_source, train_target), (test_source, test_target), normalize_rounds
         )
-        for direction, (mapped, unmapped) in zip(directions, hits, strict=True):
+        random_hits = layer_retrieval(
+            (train_source, random_train[layer]), (test_source, random_test[layer]), normalize_rounds
+        )
+        for direction, (mapped, unmapped), (random, _) in zip(
+            directions, hits, random_hits, strict=True
+        ):
             rows.append(
                 {
                     "layer": layer,
                     "direction": direction,
                     "p_at_1": float(mapped.mean()),
                     "p_at_1_unmapped": float(unmapped.mean()),
+                    "p_at_1_random": float(random.mean()),
                     "n_train": len(train_source),
                     "n_test": len(test_source),
                     "hits": hits_string(mapped),
                     "hits_unmapped": hits_string(unmapped),
+                    "hits_random": hits_string(random),
                 }
             )
     return rows

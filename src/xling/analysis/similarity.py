@@ -2,17 +2,20 @@
 
 Two encoders are compared for a pair: the trained model (both sides through it) and the paper's
 lower bound, a randomly initialised encoder of the same architecture that encodes the non-English
-side only ("Random encoder is only used by non-English sentences", Figure 7).
+side only ("Random encoder is only used by non-English sentences", Figure 7). Figure 7 adds two
+controls for sentence length, which a mean-pooled state encodes (docs/deviations.md): the CKA of
+the sentences' lengths alone, and each encoder's CKA with the length taken out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-from xling.analysis.cka import cka, resampled_cka_rows
-from xling.analysis.representations import framing, mean_pooled_layers
+from xling.analysis.cka import cka, length_controlled_cka, length_feature, resampled_cka_rows
+from xling.analysis.representations import framing, mean_pooled_layers, sentence_capacity
 from xling.model import MLMEncoder
 from xling.model.random_init import random_like
 
@@ -82,6 +85,20 @@ def cka_rows(
     return rows
 
 
+class ComparedStates(NamedTuple):
+    """One comparison of Figure 7: per layer, the English side's and the other side's mean-pooled
+    states of the same sentences, and each side's lengths in the subword tokens its encoder read
+    (the control's and the length-controlled CKA's)."""
+
+    source: list[np.ndarray]
+    target: list[np.ndarray]
+    source_lengths: np.ndarray
+    target_lengths: np.ndarray
+
+
+LENGTH = "length"  # the control: a feature that knows each sentence's length and nothing else
+
+
 def figure7_states(
     source: tuple,
     target: tuple,
@@ -91,15 +108,17 @@ def figure7_states(
     *,
     sentences: int,
     seed: int,
-) -> dict[str, tuple[list[np.ndarray], list[np.ndarray]]]:
-    """Wu Figure 7's comparisons for one pair: per encoder, the mean-pooled states per layer of
-    the parallel sentences, English side and other side.
+) -> dict[str, ComparedStates]:
+    """Wu Figure 7's comparisons for one pair: per encoder, the :class:`ComparedStates` of the
+    parallel sentences, English side and other side.
 
     ``source`` and ``target`` are the monolingual ``(model, tokenizer, lang)`` of each side;
     ``bilingual`` is ``(model, tokenizer, (source lang, target lang))``. Encoders
     ``monolingual``, ``bilingual`` and ``random``: a randomly initialised copy of the target's
     monolingual architecture encodes the target side ("Random encoder is only used by
-    non-English sentences"), against the source's monolingual model. Sentences are the first
+    non-English sentences"), against the source's monolingual model; and ``length``, the control,
+    whose every layer is :func:`xling.analysis.cka.length_feature` of the sentences as the
+    monolingual tokenizers cut them (the tokens the random encoder reads). Sentences are the first
     ``sentences`` pairs with subwords on both sides in every tokenizer.
     """
     if len(source_lines) != len(target_lines):
@@ -113,42 +132,73 @@ def figure7_states(
         (bilingual_tokenizer, bilingual_languages[0], source_lines),
         (bilingual_tokenizer, bilingual_languages[1], target_lines),
     ]
-    encoded: list[list[list[int]]] = [[] for _ in sides]
-    for index in range(len(source_lines)):
-        ids = [tokenizer.encode_tokenized(lines[index], lang) for tokenizer, lang, lines in sides]
-        if all(ids):
-            for kept, sentence in zip(encoded, ids, strict=True):
-                kept.append(sentence)
-        if len(encoded[0]) == sentences:
-            break
-    if len(encoded[0]) < 4:
-        raise ValueError(f"only {len(encoded[0])} usable parallel sentences; CKA needs at least 4")
+    encoded = _usable_parallel(sides, len(source_lines), sentences)
     random_target = random_like(target[0], seed)
 
     def pooled(model, ids, tokenizer, lang):
         return mean_pooled_layers(model, ids, lang, **framing(tokenizer))
 
+    def lengths(model, ids):  # the tokens a mean is taken over: cut to the model's positions
+        return np.minimum([len(sentence) for sentence in ids], sentence_capacity(model))
+
+    mono_lengths = lengths(source[0], encoded[0]), lengths(target[0], encoded[1])
     # The English side through its monolingual model serves two comparisons: encode it once.
     english = pooled(source[0], encoded[0], source[1], source[2])
-    return {
+    states = {
         "monolingual": (english, pooled(target[0], encoded[1], target[1], target[2])),
         "bilingual": (
             pooled(bilingual_model, encoded[2], bilingual_tokenizer, bilingual_languages[0]),
             pooled(bilingual_model, encoded[3], bilingual_tokenizer, bilingual_languages[1]),
         ),
         "random": (english, pooled(random_target, encoded[1], target[1], target[2])),
+        LENGTH: tuple([length_feature(side)] * len(english) for side in mono_lengths),
+    }
+    side_lengths = {
+        "bilingual": (lengths(bilingual_model, encoded[2]), lengths(bilingual_model, encoded[3]))
+    }
+    return {
+        encoder: ComparedStates(*layers, *side_lengths.get(encoder, mono_lengths))
+        for encoder, layers in states.items()
     }
 
 
-def figure7_rows(states: dict, *, debiased: bool) -> list[dict]:
-    """Rows ``encoder, layer, cka, n_sentences`` (plus ``cka_debiased`` when asked) of
-    :func:`figure7_states`."""
+def _usable_parallel(sides, count: int, limit: int) -> list[list[list[int]]]:
+    """Per side ``(tokenizer, lang, lines)``, the ids of the first ``limit`` lines that every
+    side cuts into some subwords."""
+    encoded: list[list[list[int]]] = [[] for _ in sides]
+    for index in range(count):
+        ids = [tokenizer.encode_tokenized(lines[index], lang) for tokenizer, lang, lines in sides]
+        if all(ids):
+            for kept, sentence in zip(encoded, ids, strict=True):
+                kept.append(sentence)
+        if len(encoded[0]) == limit:
+            break
+    if len(encoded[0]) < 4:
+        raise ValueError(f"only {len(encoded[0])} usable parallel sentences; CKA needs at least 4")
+    return encoded
+
+
+FIGURE7_COLUMNS = [
+    "encoder", "layer", "cka", "cka_debiased", "cka_length_controlled", "n_sentences",
+]  # fmt: skip
+
+
+def figure7_rows(states: Mapping[str, ComparedStates], *, debiased: bool = True) -> list[dict]:
+    """Rows of :data:`FIGURE7_COLUMNS` of :func:`figure7_states`: the (biased) linear CKA, the
+    debiased one (empty unless ``debiased``) and the length-controlled one
+    (:func:`xling.analysis.cka.length_controlled_cka`; empty for the length control itself, which
+    would have nothing left)."""
     rows = []
-    for encoder, (source_layers, target_layers) in states.items():
-        for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True)):
+    for encoder, compared in states.items():
+        pairs = zip(compared.source, compared.target, strict=True)
+        for layer, (x, y) in enumerate(pairs):
             row = {"encoder": encoder, "layer": layer, "cka": cka(x, y)}
-            if debiased:
-                row["cka_debiased"] = cka(x, y, debiased=True)
+            row["cka_debiased"] = cka(x, y, debiased=True) if debiased else None
+            row["cka_length_controlled"] = (
+                None
+                if encoder == LENGTH
+                else length_controlled_cka(x, y, compared.source_lengths, compared.target_lengths)
+            )
             rows.append(row | {"n_sentences": x.shape[0]})
     return rows
 
@@ -156,13 +206,14 @@ def figure7_rows(states: dict, *, debiased: bool) -> list[dict]:
 FIGURE7_RESAMPLE_COLUMNS = ["replicate", "encoder", "layer", "cka"]
 
 
-def figure7_resample_rows(states: dict, draws: np.ndarray) -> list[dict]:
+def figure7_resample_rows(states: Mapping[str, ComparedStates], draws: np.ndarray) -> list[dict]:
     """The (biased) CKA of :func:`figure7_states` on each resample of the parallel sentences,
-    rows ``replicate, encoder, layer, cka``: how much of a difference between two encoders is
-    the luck of the sentences (the claims check asks; ``xling.report.claims``)."""
+    rows ``replicate, encoder, layer, cka`` (the length control's too): how much of a difference
+    between two encoders is the luck of the sentences (the claims check asks;
+    ``xling.report.claims``)."""
     comparisons = (
         ({"encoder": encoder, "layer": layer}, x, y)
-        for encoder, (source_layers, target_layers) in states.items()
-        for layer, (x, y) in enumerate(zip(source_layers, target_layers, strict=True))
+        for encoder, compared in states.items()
+        for layer, (x, y) in enumerate(zip(compared.source, compared.target, strict=True))
     )
     return resampled_cka_rows(comparisons, draws)

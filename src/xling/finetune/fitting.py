@@ -35,6 +35,7 @@ from xling.jobs.checkpoint import restore_rng_state, rng_state
 from xling.model import model_stamp
 from xling.model.interface import EncoderSpec
 from xling.model.optim import EagerAdam
+from xling.model.random_init import BERT
 
 log = logging.getLogger(__name__)
 WARMUP_FRACTION = 0.1  # Wu 3.2, Muller A.1.1: warm up over the first 10% of batches (not XNLI)
@@ -54,13 +55,19 @@ def job_fingerprint(
     data: TaskData | list,
     *,
     random_init: str | None = None,
+    random_init_scheme: str = BERT,
 ) -> dict:
     """What a saved state must match to be resumed: the settings that change the weights' path
     (resolved: the head dropout taken, the tag set used) and the input files' stamps.
 
     Left out: ``eval_batch_size`` (scores only) and ``exclude_punct`` (in ``metric``). The
-    RANDOM-INIT group and its seed, and ``group_by_length``, are added only when used, so the
-    states of jobs without them stay resumable.
+    RANDOM-INIT group and its seed (and its scheme, where not the default ``bert``), and
+    ``group_by_length``, are added only when used, so the states of jobs without them stay
+    resumable.
+
+    Why so many parameters: the fingerprint names everything a run's weights depend on, and that
+    comes from four owners (the job's task and grid point, the settings, the task's labels, the
+    encoder and its files), each passed as it is rather than copied into one more object.
     """
     source = settings.source_lang
     fingerprint = {"task": task, "hp": hp, "seed": settings.seed, "epochs": settings.epochs}
@@ -77,6 +84,8 @@ def job_fingerprint(
         fingerprint["group_by_length"] = True
     if random_init is not None:
         fingerprint["random_init"] = {"group": random_init, "seed": settings.seed}
+        if random_init_scheme != BERT:
+            fingerprint["random_init"]["scheme"] = random_init_scheme
     return fingerprint
 
 

@@ -48,7 +48,7 @@ from xling.finetune.training import pick_device
 from xling.jobs.lifecycle import JobLifecycle
 from xling.model import load_encoder, save_encoder
 from xling.model.interface import Encoder, EncoderSpec
-from xling.model.random_init import parse_group, reinitialize
+from xling.model.random_init import BERT, parse_group, reinitialize
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +68,11 @@ class FinetuneJob:
     directory or a hub id such as ``bert-base-multilingual-cased``): see
     :func:`xling.model.load_encoder`. ``random_init`` names a group of layers re-initialised after
     loading, before the head is built (RANDOM-INIT, :mod:`xling.model.random_init`; drawn with
-    ``settings.seed``); it is part of the resume fingerprint and written to metrics.json
-    (``"random_init"``: the group or null). ``save_encoder_to`` receives the selected epoch's
-    encoder and tokenizer, in the format :func:`xling.model.load_encoder` reads, before
-    metrics.json (the representation analyses of fine-tuned models read it).
+    ``settings.seed`` by ``random_init_scheme``, the model's own rules by default); it is part of
+    the resume fingerprint and written to metrics.json (``"random_init"``: the group or null).
+    ``save_encoder_to`` receives the selected epoch's encoder and tokenizer, in the format
+    :func:`xling.model.load_encoder` reads, before metrics.json (the representation analyses of
+    fine-tuned models read it).
 
     ``encoded`` (with ``data`` None) gives the files already read and encoded, e.g. a cache that
     every run of a grid shares (:mod:`xling.muller.encoded`); its test splits may be keyed by any
@@ -90,6 +91,7 @@ class FinetuneJob:
     pair: str = ""
     variant: str = ""
     random_init: str | None = None
+    random_init_scheme: str = BERT
     save_encoder_to: Path | None = None
     encoded: Encoded | None = None
     encoded_stamp: list | None = None
@@ -182,8 +184,9 @@ def _prepare(
     )
     inputs = job.data if job.encoded_stamp is None else job.encoded_stamp
     fingerprint = job_fingerprint(
-        job.task, hp, settings, spec, config, model_dir, inputs, random_init=job.random_init
-    )
+        job.task, hp, settings, spec, config, model_dir, inputs,
+        random_init=job.random_init, random_init_scheme=job.random_init_scheme,
+    )  # fmt: skip
     fitting = Fitting(spec, model, encoded, hp, settings, run_device, job.work_dir, fingerprint)
     return fitting, tokenizer
 
@@ -206,7 +209,7 @@ def _build_model(
     seed = job.settings.seed
     if job.random_init is not None:
         # Its own generator: the head below starts from the same weights with or without it.
-        drawn = reinitialize(encoder, job.random_init, seed)
+        drawn = reinitialize(encoder, job.random_init, seed, job.random_init_scheme)
         log.info("RANDOM-INIT %s: %d parameter tensors drawn again", job.random_init, len(drawn))
     torch.manual_seed(seed)  # seeds the head's initial weights
     model = TaskModel(encoder, spec.build_head(config.dim, head_dropout(job.settings, config)))

@@ -16,6 +16,14 @@ skipping weight loading, which would depend on how a checkpoint happens to be st
   layer of ``layers_for(lang)``; where it is language-specific (``sep_layers``), every language's
   copy is drawn again. Layer 0 is every embedding owner plus the language embeddings.
 
+That is scheme ``bert`` (:data:`BERT`), the default. Scheme ``pytorch_default``
+(:data:`PYTORCH_DEFAULT`) draws what PyTorch's own constructors give, whatever the model: Linear
+weights and biases U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (``nn.Linear.reset_parameters``: Kaiming
+uniform with a = sqrt(5)), Embedding weights N(0, 1) with the padding row zero, LayerNorm 1 and 0.
+That is what the layers re-initialised by Muller et al.'s released RANDOM-INIT code hold: it skips
+loading them under transformers 4.10's ``_fast_init``, which then initialises only the modules
+whose weights the checkpoint lacks (docs/muller.md).
+
 Not in any group: BERT's pooler and the masked-LM heads (MLMEncoder's ``output_bias``, the tied
 softmax's bias). They are not part of the encoder that fine-tuning reads: the task heads sit on
 the hidden states.
@@ -27,6 +35,7 @@ weights whatever the global RNG state and the device.
 from __future__ import annotations
 
 import copy
+import math
 import re
 
 import numpy as np
@@ -36,6 +45,9 @@ from torch import nn
 from xling.model.encoder import MLMEncoder
 
 ALL = "all"
+BERT = "bert"  # the model's own initialisation rules (BERT's N(0, initializer_range))
+PYTORCH_DEFAULT = "pytorch_default"  # PyTorch's constructors' (Muller et al.'s released code)
+SCHEMES = (BERT, PYTORCH_DEFAULT)
 _RANDOM_ENCODER = 0x52414E44  # the random encoders' stream ("RAND")
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?")
 
@@ -85,18 +97,35 @@ def _draw(tensor: torch.Tensor, std: float, generator: torch.Generator) -> None:
     tensor.copy_(values)
 
 
+def _draw_uniform(tensor: torch.Tensor, bound: float, generator: torch.Generator) -> None:
+    values = torch.empty(tensor.shape, dtype=torch.float32).uniform_(
+        -bound, bound, generator=generator
+    )
+    tensor.copy_(values)
+
+
 def _initialize(
-    module: nn.Module, linear_std: float, embedding_std: float, generator: torch.Generator
+    module: nn.Module,
+    linear_std: float,
+    embedding_std: float,
+    generator: torch.Generator,
+    scheme: str = BERT,
 ) -> set[int]:
-    """Draw the Linear, Embedding and LayerNorm parameters under ``module``; their ids."""
+    """Draw the Linear, Embedding and LayerNorm parameters under ``module`` (``scheme``
+    :data:`PYTORCH_DEFAULT`: as PyTorch's constructors, the stds unused); their ids."""
     done: set[int] = set()
     for sub in module.modules():
-        if isinstance(sub, nn.Linear):
+        if isinstance(sub, nn.Linear) and scheme == PYTORCH_DEFAULT:
+            bound = 1.0 / math.sqrt(sub.in_features) if sub.in_features > 0 else 0.0
+            _draw_uniform(sub.weight, bound, generator)  # kaiming_uniform_(a=sqrt(5))
+            if sub.bias is not None:
+                _draw_uniform(sub.bias, bound, generator)
+        elif isinstance(sub, nn.Linear):
             _draw(sub.weight, linear_std, generator)
             if sub.bias is not None:
                 sub.bias.zero_()
         elif isinstance(sub, nn.Embedding):
-            _draw(sub.weight, embedding_std, generator)
+            _draw(sub.weight, 1.0 if scheme == PYTORCH_DEFAULT else embedding_std, generator)
             if sub.padding_idx is not None:
                 sub.weight[sub.padding_idx].zero_()
         elif isinstance(sub, nn.LayerNorm):
@@ -112,14 +141,17 @@ def _initialize(
 
 
 @torch.no_grad()
-def reinitialize(encoder: nn.Module, group: str, seed: int) -> list[str]:
+def reinitialize(encoder: nn.Module, group: str, seed: int, scheme: str = BERT) -> list[str]:
     """Re-initialise the parameters of ``group`` (see :func:`parse_group`) in place, drawn from a
-    generator seeded with ``seed``; returns their names, in ``named_parameters`` order.
+    generator seeded with ``seed`` by ``scheme`` (:data:`SCHEMES`: the model's own rules, or
+    PyTorch's constructors'); returns their names, in ``named_parameters`` order.
 
     Every other parameter is left bit for bit as it was.
     """
     from xling.model.hf import HFEncoder  # no transformers import: the adapter module is light
 
+    if scheme not in SCHEMES:
+        raise ValueError(f"RANDOM-INIT scheme {scheme!r}: expected one of {', '.join(SCHEMES)}")
     if isinstance(encoder, MLMEncoder):
         parts, linear_std, embedding_std = _mlm_parts, 0.02, encoder.config.dim**-0.5
     elif isinstance(encoder, HFEncoder):
@@ -134,7 +166,7 @@ def reinitialize(encoder: nn.Module, group: str, seed: int) -> list[str]:
         for module in parts(encoder, layer):
             if id(module) not in seen:  # a shared layer is listed once per language
                 seen.add(id(module))
-                touched |= _initialize(module, linear_std, embedding_std, generator)
+                touched |= _initialize(module, linear_std, embedding_std, generator, scheme)
     return [name for name, param in encoder.named_parameters() if id(param) in touched]
 
 

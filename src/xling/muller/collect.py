@@ -4,16 +4,19 @@ For every (experiment, task, source, group) one grid point is kept, the one with
 source-language dev score averaged over the seeds (ties: the first in grid order), and every seed
 is reported at it: the paper selects "the best combination of hyper-parameters with a grid
 search" on "the validation set of the source language" (A.1.1), reports one "best
-hyper-parameters set for each task" (Table 3) and averages the scores "on 5 runs with different
-seeds" (section 3); a best point per seed would report each seed's luckiest point and shrink the
-spread. ``scores.csv`` and ``similarity.csv`` are the inputs of the report (columns in
-docs/muller.md).
+hyper-parameters set for each task" (Table 3), runs "the same optimization procedure for the model
+with and w/o RANDOM-INIT" (footnote 1: so a point per group) and averages the scores "on 5 runs
+with different seeds" (section 3); a best point per seed would report each seed's luckiest point
+and shrink the spread. :func:`best_grid_points` is that rule, the one the claims check
+(:mod:`xling.report.claims.muller`) applies too. ``scores.csv`` and ``similarity.csv`` are the
+inputs of the report (columns in docs/muller.md).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ SCORE_COLUMNS = (
 )  # fmt: skip
 SIMILARITY_COLUMNS = (
     "model", "task", "group", "seed", "source", "target", "layer", "cka", "cka_debiased",
+    "cka_length_controlled",
 )  # fmt: skip
 # Files a run that measures similarity writes (xling.muller.runner).
 SIMILARITY = "similarity.csv"
@@ -60,23 +64,43 @@ def _metrics(run: Mapping[str, Any]) -> dict:
     return metrics
 
 
+# What one grid point is selected for: the runs of every seed of a setup and RANDOM-INIT group.
+SELECTION_KEYS = ("experiment", "task", "source", "group")
+
+
+def best_grid_points(dev: pd.DataFrame) -> dict[tuple, Any]:
+    """The selection rule: (experiment, task, source, group) -> the grid point (``hp_id``) whose
+    source-language dev score, averaged over the seeds, is the best; ties go to the point that
+    comes first in ``dev``'s rows (grid order), and an undefined dev score ranks last.
+
+    ``dev`` has one row per run: the columns of :data:`SELECTION_KEYS`, ``hp_id`` and ``score``
+    (the run's source dev score). :func:`select_runs` and the claims check's scores both use it,
+    so the report and the claims read the same point."""
+    if dev.empty:
+        return {}
+    keys = list(SELECTION_KEYS)
+    means = dev.groupby([*keys, "hp_id"], sort=False, dropna=False)["score"].mean()
+    best = means.fillna(-math.inf).groupby(level=keys, sort=False, dropna=False).idxmax()
+    return {tuple(key): index[-1] for key, index in best.items()}
+
+
 def select_runs(runs: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], dict]]:
-    """Every seed's run at the grid point with the best mean source dev score over the seeds, per
-    (experiment, task, source, group), with its metrics; in the order of ``runs``."""
+    """Every seed's run at the grid point of :func:`best_grid_points`, per (experiment, task,
+    source, group), with its metrics; in the order of ``runs``."""
     finished = [(run, _metrics(run)) for run in runs]
-    dev_scores: dict[tuple, dict[str, list[float]]] = {}
-    for run, metrics in finished:
-        points = dev_scores.setdefault(_setup_group(run), {})
-        points.setdefault(run["hp_id"], []).append(metrics["dev"][run["source"]])
-    best = {}
-    for key, points in dev_scores.items():
-        means = {hp: sum(scores) / len(scores) for hp, scores in points.items()}
-        best[key] = max(means, key=lambda hp: means[hp])  # the first of equal means
+    dev = pd.DataFrame(
+        [
+            {**{key: run[key] for key in SELECTION_KEYS}, "hp_id": run["hp_id"]}
+            | {"score": metrics["dev"][run["source"]]}
+            for run, metrics in finished
+        ]
+    )
+    best = best_grid_points(dev)
     return [(run, metrics) for run, metrics in finished if run["hp_id"] == best[_setup_group(run)]]
 
 
 def _setup_group(run: Mapping[str, Any]) -> tuple:
-    return tuple(run[k] for k in ("experiment", "task", "source", "group"))
+    return tuple(run[key] for key in SELECTION_KEYS)
 
 
 def score_rows(
@@ -109,12 +133,15 @@ def similarity_rows(
     name: str = SIMILARITY,
     columns: Sequence[str] = SIMILARITY_COLUMNS,
 ) -> list[dict]:
-    """The pretrained model's rows, then those of each selected run that measured similarity
-    (each run's file ``name``: ``similarity_resamples.csv`` for the resamples, with
+    """The pretrained model's rows and the length control's (``pretrained`` lists both; a row of
+    its ``model`` column ``length`` is the control's, one without is the pretrained model's;
+    task empty, group ``ref``, seed 0 for both), then those of each selected run that measured
+    similarity (each run's file ``name``: ``similarity_resamples.csv`` for the resamples, with
     ``RESAMPLE_COLUMNS``)."""
     rows = []
     for row in _read_csv(pretrained):
-        rows.append({"model": "pretrained", "task": "", "group": "ref", "seed": 0} | row)
+        model = row.pop("model", None) or "pretrained"
+        rows.append({"model": model, "task": "", "group": "ref", "seed": 0} | row)
     for run, _ in selected:
         if not run["similarity"]:
             continue

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 from xling.base.fileio import file_stamp
 from xling.finetune.settings import FinetuneSettings
 from xling.jobs.done import run_once, write_job_file
+from xling.model.random_init import BERT
 from xling.muller import REFERENCE
 from xling.muller.collect import SIMILARITY, SIMILARITY_RESAMPLES
+from xling.muller.similarity import SimilaritySettings
 
 if TYPE_CHECKING:
     from xling.finetune.data import Encoded
@@ -36,11 +38,20 @@ def run_fingerprint(
     *,
     parallel: Path | None = None,
     debiased: bool = False,
+    measure: Mapping[str, Any] | None = None,
+    random_init_scheme: str = BERT,
 ) -> dict:
     """What a finished run was made from; a run that measures similarity also records what it
     measured on and how (the parallel sentences, the estimator, how its resamples were drawn:
-    ``resamples``, count and seed), which only the run itself can compute again (its fine-tuned
-    encoder is not kept)."""
+    ``resamples``, count and seed, and ``measure``'s settings where they are not the paper's,
+    :class:`xling.muller.similarity.SimilaritySettings`), which only the run itself can compute
+    again (its fine-tuned encoder is not kept). A RANDOM-INIT run drawn by another scheme than
+    ``bert`` records it. What is at its default is left out, so that the fingerprints of runs
+    made before those settings existed still match.
+
+    Why so many parameters: each keyword is one setting a finished run is matched on, optional
+    and left out at its default so that older runs stay valid; a settings object would have to
+    keep the same defaults apart."""
     similarity: bool | dict = bool(run["similarity"])
     if similarity:
         similarity = {"debiased": debiased}
@@ -48,7 +59,10 @@ def run_fingerprint(
             similarity["parallel"] = file_stamp(parallel)
         if resamples is not None:
             similarity["resamples"] = dict(resamples)
-    return {
+        changed = SimilaritySettings.from_config(measure).changed()
+        if changed:
+            similarity["measure"] = changed
+    fingerprint = {
         "task": task,
         "group": run["group"],
         "seed": run["seed"],
@@ -57,6 +71,9 @@ def run_fingerprint(
         "similarity": similarity,
         "encoded": file_stamp(encoded),
     }
+    if run["group"] != REFERENCE and random_init_scheme != BERT:
+        fingerprint["random_init_scheme"] = random_init_scheme
+    return fingerprint
 
 
 @dataclass(frozen=True)
@@ -68,7 +85,11 @@ class MullerJob:
     setup's encoding cache (:mod:`xling.muller.encoded`). ``job_file``, written last, lists the run
     directories and the digests of their ``done.json``. Runs that measure similarity measure it on
     ``parallel_path`` (the parallel sentences' ids), with the ``debiased`` estimator or not, and on
-    ``resamples`` (``{"count": n, "seed": s}``, config ``report.resamples`` and ``seed``) of them.
+    ``resamples`` (``{"count": n, "seed": s}``, config ``report.resamples`` and ``seed``) of them,
+    as ``measure`` says (``measure``, ``windows``, ``pooling`` of config ``muller.similarity``:
+    :class:`xling.muller.similarity.SimilaritySettings`; None: the paper's reading). RANDOM-INIT
+    draws its groups by ``random_init_scheme`` (config ``muller.random_init_scheme``:
+    :data:`xling.model.random_init.SCHEMES`).
     """
 
     model: str
@@ -81,6 +102,8 @@ class MullerJob:
     parallel_path: Path | None = None
     debiased: bool = False
     resamples: Mapping[str, int] | None = None
+    measure: Mapping[str, Any] | None = None
+    random_init_scheme: str = BERT
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "encoded_path", Path(self.encoded_path))
@@ -108,7 +131,8 @@ def run_job(job: MullerJob, *, threads: int = 1) -> list[dict]:
     for run in job.runs:
         fingerprint = run_fingerprint(
             run, job.task, job.settings, job.encoded_path, job.resamples,
-            parallel=job.parallel_path, debiased=job.debiased,
+            parallel=job.parallel_path, debiased=job.debiased, measure=job.measure,
+            random_init_scheme=job.random_init_scheme,
         )  # fmt: skip
         train = functools.partial(_run, job, run, shared)
         results.append(run_once(Path(run["dir"]), fingerprint, train))
@@ -143,11 +167,13 @@ def _run(job: MullerJob, run: Mapping[str, Any], shared: _Shared, on_done) -> di
         # the fine-tuned model against its own source language only: an English
         # model's similarity is English's to the targets (Muller et al.'s Table 4)
         on_selected = _similarity_writer(
-            run_dir, shared.tokenizer, shared.parallel, [job.source], job.debiased, job.resamples
-        )
+            run_dir, shared.tokenizer, shared.parallel, [job.source], job.debiased, job.resamples,
+            SimilaritySettings.from_config(job.measure),
+        )  # fmt: skip
     finetune_job = finetune.FinetuneJob(
         job.task, job.model, None, run["hp"], run_dir, run_dir / ".work", settings,
         random_init=None if run["group"] == REFERENCE else run["group"],
+        random_init_scheme=job.random_init_scheme,
         encoded=shared.encoded, encoded_stamp=file_stamp(job.encoded_path),
         config_section="muller.tasks",
     )  # fmt: skip
@@ -160,16 +186,19 @@ def _run(job: MullerJob, run: Mapping[str, Any], shared: _Shared, on_done) -> di
     )
 
 
-def _similarity_writer(run_dir: Path, tokenizer, parallel, sources, debiased, resamples):
+def _similarity_writer(
+    run_dir: Path, tokenizer, parallel, sources, debiased, resamples, measure: SimilaritySettings
+):
     from xling.muller.similarity import pooled_parallel, write_similarity
 
     resamples = resamples or {"count": 0, "seed": 0}
 
     def write(model) -> None:
-        pooled = pooled_parallel(model.encoder, tokenizer, parallel)
+        pooled = pooled_parallel(model.encoder, tokenizer, parallel, measure.pooling)
         table, resampled = run_dir / SIMILARITY, run_dir / SIMILARITY_RESAMPLES
         write_similarity(
-            table, resampled, pooled, sources, debiased, resamples["count"], resamples["seed"]
-        )
+            table, resampled, pooled, sources, debiased, resamples["count"], resamples["seed"],
+            measure,
+        )  # fmt: skip
 
     return write

@@ -4,7 +4,8 @@
 prints one line per claim whose verdict differs between the runs, then how many claims have the
 same verdict in every run, and how many each run supports. ``--numbers`` adds, under each claim
 that differs, the numbers behind its verdict in every run (as ``claims.md`` lists them), the
-margins a report on the runs quotes.
+margins a report on the runs quotes. ``--markdown`` prints instead one table with every claim's
+verdict in each run side by side, and the agreement under it (the demo's results page holds it).
 """
 
 from __future__ import annotations
@@ -70,17 +71,48 @@ def agreement(runs: Sequence[dict[str, str]]) -> tuple[list[str], list[str]]:
     return same, differ
 
 
+def side_by_side(runs: Sequence[dict[str, str]], names: Sequence[str]) -> str:
+    """A markdown table: one row per claim of the first run, its verdict in each run (named by
+    ``names``), the rows that differ marked; then the count of claims with one verdict."""
+    same, _ = agreement(runs)
+    lines = [
+        "| claim | " + " | ".join(names) + " | same |",
+        "|---|" + "---|" * len(names) + "---|",
+    ]
+    for claim in runs[0]:
+        verdicts = " | ".join(run.get(claim, "absent") for run in runs)
+        lines.append(f"| `{claim}` | {verdicts} | {'yes' if claim in same else '**no**'} |")
+    total = len(runs[0])
+    lines += [
+        "",
+        f"Same verdict in every run: {len(same)} of {total} ({100 * len(same) / total:.0f} %).",
+    ]
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("claims", nargs="+", help="claims.json of each run (two or more)")
     parser.add_argument(
         "--numbers", action="store_true", help="the numbers of each claim that differs, per run"
     )
+    parser.add_argument(
+        "--markdown", action="store_true", help="one table of every claim's verdicts, side by side"
+    )
+    parser.add_argument(
+        "--names", nargs="+", help="a column name per run (default: the claims.json paths)"
+    )
     args = parser.parse_args(argv)
     if len(args.claims) < 2:
         parser.error("give the claims.json of at least two runs")
     documents = [read_claims(path) for path in args.claims]
     runs = [verdicts(document) for document in documents]
+    if args.markdown:
+        names = args.names or args.claims
+        if len(names) != len(runs):
+            parser.error(f"--names: {len(names)} names for {len(runs)} runs")
+        print(side_by_side(runs, names))
+        return 0
     same, differ = agreement(runs)
     for claim in differ:
         print(f"{claim}: " + " / ".join(run.get(claim, "absent") for run in runs))

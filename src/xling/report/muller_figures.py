@@ -5,7 +5,8 @@ png and pdf, writes the numbers behind it as csv (the three :class:`FigureFiles`
 table; :func:`write_figures` draws those a rule names, as its :class:`FigureSettings` say. CKA
 values are the mean over seeds of ``similarity.csv``'s ``cka`` (``measure`` picks ``cka_debiased``
 instead); layer 0 is the embedding layer. Fine-tuned curves are the Ref models (no RANDOM-INIT)
-unless a group is named.
+unless a group is named. Figures 1 and 5 draw the length control beside the pretrained model where
+the file has it; every other figure reads its models by name and leaves it out.
 
 When the pair the paper draws (en-ru) is not in the file, Figures 1 and 2 draw the source with the
 first target present (the paper's language order) and say so in their title; a figure with nothing
@@ -38,6 +39,7 @@ from xling.report.muller_scores import (
 REF = paper.REF
 DPI = 150  # of the png; the pdf is vector
 DEFAULT_GROUP = "1-2"  # RANDOM-INIT of the lower layers for Figures 2 and 6-8
+LENGTH = "length"  # similarity.csv's length control (xling.muller.similarity.LENGTH)
 FIGURE_NAMES = tuple(f"figure{n}" for n in range(1, 9))
 _TASK_FIGURES = {6: "parsing", 7: "pos", 8: "ner"}
 
@@ -238,10 +240,14 @@ def _finish_one_panel(fig, ax, data: pd.DataFrame, title: str, files: FigureFile
 def _pretrained_and_tasks(
     means: pd.DataFrame, source: str, target: str, tasks: Sequence[str], prefix: str = ""
 ) -> list[_Line]:
-    """The pretrained model's curve (black, dashed), then each task's fine-tuned (Ref) curve,
-    labelled by the task's name after ``prefix``."""
+    """The pretrained model's curve (black, dashed), the length control's where the file has it
+    (grey, dotted: the CKA of the sentences' lengths alone, model ``length``), then each task's
+    fine-tuned (Ref) curve, labelled by the task's name after ``prefix``."""
     pretrained = _tagged(_curve(means, "pretrained", source, target), "pretrained")
     lines = [_Line(pretrained, "pretrained", "--", "black")]
+    control = _tagged(_curve(means, LENGTH, source, target), LENGTH)
+    if not control.empty:
+        lines.append(_Line(control, "sentence length alone", ":", "grey"))
     for task in tasks:
         rows = _tagged(_curve(means, "finetuned", source, target, task), f"fine-tuned {task}")
         lines.append(_Line(rows, f"{prefix}{_task_name(task)}"))

@@ -21,12 +21,14 @@ from xling.muller.collect import SCORE_COLUMNS, SIMILARITY_COLUMNS
 from xling.papers import muller2021 as paper
 
 REF = paper.REF
-# hp_id and cka_debiased may be absent: tables written before those columns existed still read.
+# hp_id, cka_debiased and cka_length_controlled may be absent: tables written before those
+# columns existed still read.
+_OPTIONAL_CKA = ("cka_debiased", "cka_length_controlled")
 _REQUIRED_SCORE = tuple(column for column in SCORE_COLUMNS if column != "hp_id")
-_REQUIRED_SIMILARITY = tuple(column for column in SIMILARITY_COLUMNS if column != "cka_debiased")
+_REQUIRED_SIMILARITY = tuple(column for column in SIMILARITY_COLUMNS if column not in _OPTIONAL_CKA)
 # Every other column is text (a group such as `1` or `1-2` is a name, not a number).
 _SCORE_TEXT = tuple(column for column in SCORE_COLUMNS if column not in ("seed", "score"))
-_SIMILARITY_NUMBERS = ("seed", "layer", "cka", "cka_debiased")
+_SIMILARITY_NUMBERS = ("seed", "layer", "cka", *_OPTIONAL_CKA)
 _SIMILARITY_TEXT = tuple(c for c in SIMILARITY_COLUMNS if c not in _SIMILARITY_NUMBERS)
 
 
@@ -54,13 +56,16 @@ def prepare_scores(frame: pd.DataFrame, where: str = "scores.csv") -> pd.DataFra
 
 
 def prepare_similarity(frame: pd.DataFrame, where: str = "similarity.csv") -> pd.DataFrame:
-    """Check the columns of ``similarity.csv``; ``cka_debiased`` may be missing or empty."""
+    """Check the columns of ``similarity.csv``; ``cka_debiased`` and ``cka_length_controlled``
+    may be missing or empty. Rows of model ``length`` (the length control) are kept: the tables
+    and figures pick their models by name."""
     frame = _checked(frame, _REQUIRED_SIMILARITY, _SIMILARITY_TEXT, where)
     frame["layer"] = pd.to_numeric(frame["layer"]).astype(int)
     frame["cka"] = pd.to_numeric(frame["cka"]).astype("float64")
-    if "cka_debiased" not in frame.columns:
-        frame["cka_debiased"] = np.nan
-    frame["cka_debiased"] = pd.to_numeric(frame["cka_debiased"], errors="coerce")
+    for column in _OPTIONAL_CKA:
+        if column not in frame.columns:
+            frame[column] = np.nan
+        frame[column] = pd.to_numeric(frame[column], errors="coerce")
     return frame
 
 
@@ -71,7 +76,8 @@ def read_scores(path: str | Path) -> pd.DataFrame:
 
 def read_similarity(path: str | Path) -> pd.DataFrame:
     text = {column: str for column in _SIMILARITY_TEXT}
-    frame = pd.read_csv(path, dtype=text, keep_default_na=False, na_values={"cka_debiased": [""]})
+    empty = {column: [""] for column in _OPTIONAL_CKA}
+    frame = pd.read_csv(path, dtype=text, keep_default_na=False, na_values=empty)
     return prepare_similarity(frame, str(path))
 
 

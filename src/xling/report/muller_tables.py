@@ -401,6 +401,9 @@ TABLE4_COLUMNS = ("Fine-tuned", "Pretrained", "p fine-tuned", "p pretrained")
 # The paper prints ρ > 0 where its claim (more similar, smaller gap) means ρ < 0 for our signed ρ
 # of the gap: a diff against the printed sign would report a miss of ~1.5 where |ρ| agrees.
 TABLE4_PAPER_SIGN = {"Fine-tuned": -1, "Pretrained": -1}
+# Robustness rows under each task, where similarity.csv has their column: the same correlation
+# with the debiased CKA and with the length-controlled CKA (docs/deviations.md).
+TABLE4_ROBUSTNESS = {"cka_debiased": "debiased CKA", "cka_length_controlled": "length-controlled"}
 
 
 def build_table4(
@@ -415,39 +418,49 @@ def build_table4(
     """Table 4: Spearman ρ (and p-value) of the cross-lang gap against the layer-averaged
     similarity, fine-tuned (Ref) and pretrained, per task; fewer than 3 languages give n/c."""
     tasks = _tasks(scores, "transfer")
-    found = gap_similarity_correlation(
-        scores,
-        similarity,
-        source=source,
-        tasks=tasks,
-        measure=measure,
-        include_source=include_source,
-        skip_too_few=True,
-    )
+    robustness = [
+        column
+        for column in TABLE4_ROBUSTNESS
+        if column != measure and column in similarity and similarity[column].notna().any()
+    ]
+    found = {
+        column: gap_similarity_correlation(
+            scores,
+            similarity,
+            source=source,
+            tasks=tasks,
+            measure=column,
+            include_source=include_source,
+            skip_too_few=True,
+        )
+        for column in (measure, *robustness)
+    }
     rows, counts = [], []
     for task in tasks:
-        result = found[found["task"] == task].set_index("kind")
-        ours: dict[str, Cell] = {}
-        for kind, column, p_column in (
-            ("finetuned", "Fine-tuned", "p fine-tuned"),
-            ("pretrained", "Pretrained", "p pretrained"),
-        ):
-            if kind in result.index:
-                ours[column] = Cell(optional_float(result.loc[kind, "rho"]))
-                ours[p_column] = Cell(optional_float(result.loc[kind, "p_value"]))
-                counts.append(f"{task} {kind}: n = {int(result.loc[kind, 'n'])}")
+        ours = _table4_cells(found[measure], task, counts)
         paper_row = paper.TABLE4.get(task, {}) if source == "en" else {}
         paper_cells = {
             "Fine-tuned": paper_row.get("finetuned"),
             "Pretrained": paper_row.get("pretrained"),
         }
-        rows.append(_row(paper.TASK_NAMES.get(task, task), "", ours, paper_cells))
+        name = paper.TASK_NAMES.get(task, task)
+        rows.append(_row(name, "", ours, paper_cells))
+        for column in robustness:
+            cells = _table4_cells(found[column], task, [])
+            rows.append(_row(f"{name}, {TABLE4_ROBUSTNESS[column]}", "", cells, {}))
     description = [
         f"Spearman ρ over target languages (source {source}) between the cross-lang gap (same-"
         "language minus target test score, Ref models, means over seeds) and the cross-lingual "
         f"similarity ({measure}, mean over seeds, averaged over all layers), with its two-sided "
         "p-value (exact up to 9 languages, scipy's t approximation above; "
-        "xling.analysis.spearman). The paper: 17 languages per task, no p-values.",
+        "xling.analysis.spearman). The paper: 17 languages per task, no p-values."
+        + (
+            " Under each task, the same with "
+            + " and with ".join(TABLE4_ROBUSTNESS[column] for column in robustness)
+            + " (robustness rows, not in the paper)."
+            if robustness
+            else ""
+        ),
         "Languages per correlation: "
         + ("; ".join(counts) or "none")
         + "; fewer than 3 = n/c."
@@ -470,6 +483,22 @@ def build_table4(
         row_heading="Task",
         paper_sign=TABLE4_PAPER_SIGN,
     )
+
+
+def _table4_cells(found: pd.DataFrame, task: str, counts: list[str]) -> dict[str, Cell]:
+    """A task's ρ and p, fine-tuned and pretrained, of one measure's correlations; each one's
+    number of languages appended to ``counts``."""
+    result = found[found["task"] == task].set_index("kind")
+    cells: dict[str, Cell] = {}
+    for kind, column, p_column in (
+        ("finetuned", "Fine-tuned", "p fine-tuned"),
+        ("pretrained", "Pretrained", "p pretrained"),
+    ):
+        if kind in result.index:
+            cells[column] = Cell(optional_float(result.loc[kind, "rho"]))
+            cells[p_column] = Cell(optional_float(result.loc[kind, "p_value"]))
+            counts.append(f"{task} {kind}: n = {int(result.loc[kind, 'n'])}")
+    return cells
 
 
 # --- Table 5 -----------------------------------------------------------------------------------

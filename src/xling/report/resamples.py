@@ -181,7 +181,9 @@ def hits_resamples(
 # What identifies a row of Figure 4's and Figure 6's tables, and each score -> its hit marks.
 FIGURE4_KEYS, FIGURE4_SCORES = ["method", "layer", "mapped"], {"p_at_1": "hits"}
 FIGURE6_KEYS = ["layer", "direction"]
-FIGURE6_SCORES = {"p_at_1": "hits", "p_at_1_unmapped": "hits_unmapped"}
+FIGURE6_SCORES = {
+    "p_at_1": "hits", "p_at_1_unmapped": "hits_unmapped", "p_at_1_random": "hits_random",
+}  # fmt: skip
 # The columns of each resample file (also written, header only, where a run has no resamples).
 FIGURE4_COLUMNS = [REPLICATE, "pair", *FIGURE4_KEYS, *FIGURE4_SCORES]
 FIGURE6_COLUMNS = [REPLICATE, "pair", *FIGURE6_KEYS, *FIGURE6_SCORES]
@@ -211,8 +213,10 @@ def figure6_resamples(
 def figure7_resamples(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Wu's Figure 7 (``xling.report.wu_figures.figure7_grid``) on each resample of the parallel
     sentences, from the similarity jobs' resample tables (``replicate, encoder, layer, cka`` per
-    pair, ``analysis/similarity/resamples/``): Figure 7's columns after a ``replicate`` column.
-    No rows where a pair has none (``report.resamples: 0``)."""
+    pair, ``analysis/similarity/resamples/``): Figure 7's columns after a ``replicate`` column,
+    its ``cka`` rows only (``measure`` is ``cka`` in every row, so that one filter reads Figure 7
+    and its resamples alike; the length control among the encoders). No rows where a pair has
+    none (``report.resamples: 0``)."""
     from xling.report.wu_figures import figure7_grid
 
     by_pair = {pair: split_replicates(table) for pair, table in tables.items()}
@@ -233,7 +237,8 @@ def figure7_resamples(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return _by_replicate(frames, [REPLICATE, *frames[0].columns.drop(REPLICATE)])
 
 
-FIGURE7_COLUMNS = [REPLICATE, "pair", "encoder"]  # then L0.. and AVER, as Figure 7's csv
+# then L0.. and AVER, as Figure 7's csv; its measure always `cka` (the resamples are the CKA's)
+FIGURE7_COLUMNS = [REPLICATE, "pair", "measure", "encoder"]
 
 
 def cka_retrieval_resamples(

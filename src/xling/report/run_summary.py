@@ -5,7 +5,7 @@ number and one column per run: the claims supported, Figure 7's layers where the
 beat the random encoder and the random bound's range, the CKA-retrieval correlation, Tatoeba
 retrieval, the bilingual models' masked-token accuracy, English XNLI dev, Table 1's Default row on
 its first target and Muller et al.'s zero-shot reference scores. These are the numbers a change of
-the demo's settings is weighed on (docs/demo_budget.md's tables); with
+the demo's settings is weighed on (docs/notebook/demo_budget.md's tables); with
 ``xling.report.agreement`` and ``xling.report.seed_spread`` they compare two settings or seeds.
 A number whose inputs the run lacks reads ``n/c``.
 """
@@ -49,7 +49,11 @@ def _claims(run: _Run) -> str:
 
 
 def _figure7(run: _Run) -> pd.DataFrame:
-    return run.csv("wu_figure7").set_index(["pair", "encoder"])
+    """Figure 7's own numbers (its ``cka`` rows, where the csv holds other measures too)."""
+    frame = run.csv("wu_figure7")
+    if "measure" in frame:
+        frame = frame[frame["measure"] == "cka"]
+    return frame.set_index(["pair", "encoder"])
 
 
 def _above(encoder: str) -> Callable[[_Run], str]:

@@ -217,11 +217,22 @@ def figure8(data: pd.DataFrame, out_paths: OutPaths) -> pd.DataFrame:
 
 # Per-item columns of the analysis tables (xling.contracts.items): they stay there, where the
 # claims check resamples them, and out of the figures' csv files.
-ITEM_COLUMNS = ["hits", "hits_unmapped", "test_items"]
+ITEM_COLUMNS = ["hits", "hits_unmapped", "hits_random", "test_items"]
 
 
 def _without_items(data: pd.DataFrame) -> pd.DataFrame:
     return data.drop(columns=ITEM_COLUMNS, errors="ignore")
+
+
+def _has(data: pd.DataFrame, column: str) -> bool:
+    return column in data and data[column].notna().any()
+
+
+# Figure 6's baselines, each drawn in its pair's colour: column -> (line style, what it is).
+FIGURE6_BASELINES = {
+    "p_at_1_unmapped": (":", "dotted: without the map"),
+    "p_at_1_random": ("-.", "dash-dot: random encoder"),
+}
 
 
 def figure6(
@@ -229,41 +240,65 @@ def figure6(
 ) -> pd.DataFrame:
     """Tatoeba sentence retrieval P@1 per layer after Procrustes, both directions (``en-fr``:
     English sentences query the French ones, drawn en→fr); dotted, the same retrieval without the
-    map (where the csv has it). Drawn x 100; the csv keeps fractions."""
+    map, and dash-dotted, with the random encoder on the non-English side (where the csv has
+    them). Drawn x 100; the csv keeps fractions."""
     data = _long(tables)
-    unmapped = "p_at_1_unmapped" in data and data["p_at_1_unmapped"].notna().any()
+    baselines = {column: how for column, how in FIGURE6_BASELINES.items() if _has(data, column)}
     fig, ax = plt.subplots(figsize=(6, 3.8), dpi=150)
     for direction, rows in data.groupby("direction", sort=False):
         style = "-" if direction.startswith("en-") else "--"
         label = _pair(direction, names).replace("-", "→")
         (line,) = ax.plot(rows["layer"], rows["p_at_1"] * 100, style, marker="o", label=label)
-        if unmapped:
-            ax.plot(rows["layer"], rows["p_at_1_unmapped"] * 100, ":", color=line.get_color())
-    title = "Parallel sentence retrieval" + (" (dotted: without the map)" if unmapped else "")
-    ax.set(xlabel="layer", ylabel="P@1, %", title=title)
+        for column, (baseline_style, _) in baselines.items():
+            ax.plot(rows["layer"], rows[column] * 100, baseline_style, color=line.get_color())
+    notes = [note for _, note in baselines.values()]
+    title = "Parallel sentence retrieval" + (f" ({'; '.join(notes)})" if notes else "")
+    ax.set(xlabel="layer", ylabel="P@1, %")
+    ax.set_title(title, fontsize=9 if len(notes) > 1 else None)
     ax.legend(fontsize=7, ncol=2, title="query→retrieved", title_fontsize=7)
     _save(fig, out_paths)
     return _without_items(data)
 
 
+# Figure 7's rows per pair, in the paper's order, then the length-only control; and its measures:
+# the figure's own (the paper's linear CKA), then the two robustness rows (docs/deviations.md).
+FIGURE7_ENCODERS = ("bilingual", "monolingual", "random", "length")
+FIGURE7_MEASURES = ("cka", "cka_debiased", "cka_length_controlled")
+FIGURE7_LABELS = {"length": "length only"}
+
+
 def figure7_grid(tables: Tables) -> pd.DataFrame:
-    """Figure 7's numbers: columns ``pair, encoder``, ``L0``.. and ``AVER`` (their mean), rows
-    in the paper's order (per pair: bilingual, monolingual, random)."""
-    grid = _long(tables).pivot_table(
-        index=["pair", "encoder"], columns="layer", values="cka", sort=False
-    )
-    grid.columns = [f"L{layer}" for layer in grid.columns]
-    grid["AVER"] = grid.mean(axis=1)
-    order = [(pair, enc) for pair in tables for enc in ("bilingual", "monolingual", "random")]
-    return grid.reindex([key for key in order if key in grid.index]).reset_index()
+    """Figure 7's numbers: columns ``pair, measure, encoder``, ``L0``.. and ``AVER`` (their mean).
+    One block of rows per measure of :data:`FIGURE7_MEASURES` the tables have (``cka`` first, the
+    figure's own numbers); in each, per pair, the encoders in the paper's order (bilingual,
+    monolingual, random), then the length control (not in ``cka_length_controlled``: it has
+    nothing left)."""
+    data = _long(tables)
+    blocks = []
+    for measure in FIGURE7_MEASURES:
+        if measure != "cka" and not _has(data, measure):
+            continue
+        grid = data.pivot_table(
+            index=["pair", "encoder"], columns="layer", values=measure, sort=False
+        )
+        grid.columns = [f"L{layer}" for layer in grid.columns]
+        grid["AVER"] = grid.mean(axis=1)
+        order = [(pair, encoder) for pair in tables for encoder in FIGURE7_ENCODERS]
+        grid = grid.reindex([key for key in order if key in grid.index]).reset_index()
+        grid.insert(1, "measure", measure)
+        blocks.append(grid)
+    return pd.concat(blocks, ignore_index=True)
 
 
 def figure7(
     tables: Tables, out_paths: OutPaths, names: Mapping[str, str] | None = None
 ) -> pd.DataFrame:
     """CKA heat map laid out as the paper's: one row per layer and the average row, one column
-    per pair and encoder. Returns :func:`figure7_grid` (one row per pair and encoder)."""
-    grid = figure7_grid(tables).set_index(["pair", "encoder"])
+    per pair and encoder, the length-only control last in each pair (a column of one value).
+    Draws the ``cka`` rows; returns :func:`figure7_grid` (every measure)."""
+    numbers = figure7_grid(tables)
+    grid = numbers[numbers["measure"] == "cka"].drop(columns="measure")
+    grid = grid.set_index(["pair", "encoder"])
     values = grid.to_numpy().T  # rows: L0 .. Ln, AVER
     fig, ax = plt.subplots(figsize=(0.62 * len(grid) + 2.2, 0.34 * values.shape[0] + 1.9), dpi=150)
     image = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
@@ -271,15 +306,22 @@ def figure7(
         color = "k" if value > 0.6 else "w"  # viridis is light at the top of its range
         ax.text(column, row, f"{value:.2f}", ha="center", va="center", fontsize=6, color=color)
     ax.set_yticks(range(values.shape[0]), grid.columns, fontsize=7)
-    labels = [f"{_pair(pair, names)}\n{encoder}" for pair, encoder in grid.index]
+    labels = [
+        f"{_pair(pair, names)}\n{FIGURE7_LABELS.get(encoder, encoder)}"
+        for pair, encoder in grid.index
+    ]
     ax.set_xticks(range(len(grid)), labels, fontsize=6, rotation=90)
+    for position, (_, encoder) in enumerate(grid.index):
+        if encoder == "length":  # set the control apart from the encoders
+            ax.axvline(position - 0.5, color="w", linestyle="--", linewidth=1)
     ax.set_title(
-        "CKA of mean-pooled parallel sentences (random encoder: non-English side only)",
+        "CKA of mean-pooled parallel sentences (random encoder: non-English side only;\n"
+        "length only: each sentence's length in subword tokens as its one feature)",
         fontsize=8,
     )
     fig.colorbar(image, ax=ax, label="linear CKA")
     _save(fig, out_paths)
-    return grid.reset_index()
+    return numbers
 
 
 def cka_retrieval_correlation(similarity: Tables, retrieval: Tables) -> pd.DataFrame:

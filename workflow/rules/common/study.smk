@@ -68,6 +68,10 @@ def get_output_dir(wildcards, output):
     return os.path.commonpath([str(path) for path in output])
 
 
+# The HTML report's landing page; it and every caption read their numbers from the config (Jinja).
+report: "../../report/workflow.rst"
+
+
 # Categories of Snakemake's HTML report: one per paper, and the claims check of both.
 WU_REPORT = "Wu et al. 2020"
 MULLER_REPORT = "Muller et al. 2021"

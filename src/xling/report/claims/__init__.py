@@ -116,12 +116,13 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
         README_BEGIN,
         f"{len(verdicts)} claims: {summary}.",
         "",
-        "| claim | paper | verdict |",
-        "|---|---|---|",
+        "| claim | paper | verdict | what stops it (the first failed condition = its margin) |",
+        "|---|---|---|---|",
     ]
     for v in verdicts:
         c = v.claim
-        lines.append(f"| `{c.id}` {c.summary} | {c.paper} {c.section} | {v.verdict} |")
+        why = v.why().replace("|", "/")
+        lines.append(f"| `{c.id}` {c.summary} | {c.paper} {c.section} | {v.verdict} | {why} |")
     lines += [README_END, "", "## Details", ""]
     for v in verdicts:
         c = v.claim
@@ -135,6 +136,8 @@ def to_markdown(verdicts: Sequence[Verdict], study: str = "") -> str:
             f"Predicate: {c.predicate}.",
             "",
         ]
+        if c.control:
+            lines += [f"Control: {c.control}; its numbers are marked (control).", ""]
         if v.reason:
             lines += [f"Not computed: {v.reason}.", ""]
         if v.failed:

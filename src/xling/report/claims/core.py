@@ -127,6 +127,9 @@ class Evidence:
     numbers: dict[str, float] = field(default_factory=dict)
     failed: list[str] = field(default_factory=list)
     conditions: int = 0
+    # each required condition's margin (what must be positive), recorded or not: a failed one's
+    # is the measured number that stops the claim
+    margins: dict[str, float] = field(default_factory=dict)
 
     def record(self, name: str, value: Estimate | float) -> None:
         value = _estimate(value)
@@ -142,6 +145,7 @@ class Evidence:
             raise NotComputed(f"{name}: undefined (a missing or NaN number)")
         if record:
             self.record(name, margin)
+        self.margins[name] = round(margin.value, 4)
         self.check(name, exceeds(margin))
 
     def check(self, name: str, holds: bool) -> None:
@@ -167,6 +171,8 @@ class Run:
     _views: dict[tuple[Callable, int], tuple[pd.DataFrame, Any]] = field(
         default_factory=dict, repr=False
     )
+    # the run this one is a bootstrap resample of (None: the run itself); see with_control
+    full: Run | None = field(default=None, repr=False)
 
     def get(self, name: str) -> pd.DataFrame | None:
         return self.tables.get(name)
@@ -181,6 +187,17 @@ class Run:
         self._views[(reader, id(frame))] = (frame, parsed)
         return parsed
 
+    def with_control(self, name: str, holds: Callable[[pd.DataFrame], bool]) -> Run | None:
+        """The run whose input ``name`` holds a claim's control (``holds(frame)``: a column, or
+        rows of a control model): this one, else the run this one resamples, for a resamples file
+        written before the control was (the control then keeps its value on all the sentences,
+        the trained model's number alone facing the resample); None where neither holds it."""
+        for run in (self, self.full):
+            frame = None if run is None else run.get(name)
+            if frame is not None and holds(frame):
+                return run
+        return None
+
     def resampled(self, needs: Iterable[str]) -> list[Run]:
         """This run once per bootstrap resample of the inputs of ``needs`` that have resamples
         (each such input replaced by one resample of it); empty when none of them has."""
@@ -194,6 +211,7 @@ class Run:
                 self.english_prime,
                 self.muller_layers,
                 _views=self._views,
+                full=self,
             )
             for i in range(count)
         ]
@@ -253,6 +271,10 @@ class Claim:
     # A tolerance per task where the paper gives each task its own size ("XNLI and parsing drop
     # around 2 points while NER drops over 6"); ``tolerance`` for the others.
     task_tolerance: tuple[tuple[str, float], ...] = ()
+    # What the trained model's number is held against where the claim is about what training
+    # learned (a random encoder, a length-only feature); its numbers are among the verdict's,
+    # named "... (control)". Empty: the claim has none.
+    control: str = ""
 
     def tolerance_of(self, task: str) -> float:
         return dict(self.task_tolerance).get(task, self.tolerance)
@@ -265,6 +287,21 @@ class Verdict:
     numbers: Mapping[str, float]
     failed: Sequence[str] = ()
     reason: str = ""
+    margins: Mapping[str, float] = field(default_factory=dict)  # of the failed conditions
+
+    def why(self) -> str:
+        """What stops the claim, in a line: why it is not computed, or its first failed
+        condition with that condition's margin (the measured number that must be positive, where
+        the condition has one; a condition without names its measured layer or share itself)."""
+        if self.verdict == NOT_COMPUTED:
+            return self.reason
+        if not self.failed:
+            return ""
+        first = self.failed[0]
+        margin = self.margins.get(first)
+        text = first + (f" = {margin:.4g}" if margin is not None else "")
+        more = len(self.failed) - 1
+        return text + (f" (and {more} more)" if more else "")
 
     def as_dict(self) -> dict:
         claim = self.claim
@@ -276,6 +313,7 @@ class Verdict:
             "sentence": claim.sentence,
             "predicate": claim.predicate,
             "tolerance": claim.tolerance,
+            "control": claim.control,
             "inputs": list(claim.needs),
             "verdict": self.verdict,
             "numbers": {  # an undefined number (NaN) is null: strict JSON has no NaN
@@ -283,6 +321,7 @@ class Verdict:
                 for name, value in self.numbers.items()
             },
             "failed": list(self.failed),
+            "margins": dict(self.margins),
             "reason": self.reason,
         }
 
@@ -307,7 +346,8 @@ def evaluate_claim(claim: Claim, run: Run) -> Verdict:
                 f"{RESAMPLE_SUPPORT:.0%}: within the luck of the sentences (or words) measured"
             )
     verdict = NOT_SUPPORTED if failed else SUPPORTED
-    return Verdict(claim, verdict, evidence.numbers, failed=tuple(failed))
+    margins = {name: evidence.margins[name] for name in failed if name in evidence.margins}
+    return Verdict(claim, verdict, evidence.numbers, failed=tuple(failed), margins=margins)
 
 
 def resampled_over(inputs: Iterable[str]) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from xling.muller.collect import SELECTION_KEYS, best_grid_points
 from xling.report.claims.core import (
     MULLER,
     Claim,
@@ -24,8 +25,11 @@ from xling.report.claims.core import (
 # "1-2", "0-1", "all", ...; layers 1-based, 0 = embeddings), seed, evaluation (target language in
 # transfer; a named set in domain), lang, split (dev | test), score (fraction), hp_id.
 # similarity.csv: model (pretrained | finetuned), task (empty for pretrained), group, seed, source,
-# target, layer (0..L), cka, cka_debiased.
+# target, layer (0..L), cka, cka_debiased, cka_length_controlled; and the rows of model ``length``.
 REF = "ref"
+# similarity.csv's length-only control: the CKA of a feature that encodes only sentence length
+# (one value per (source, target), the same at every layer), in ``cka``.
+LENGTH = "length"
 
 
 def group_layers(group: str) -> set[int] | None:
@@ -44,7 +48,8 @@ def _is_ref(group: object) -> bool:
 
 class Scores:
     """Muller's scores, one per (experiment, task, source, group, evaluation, split): the mean and
-    standard deviation over seeds, in points, each seed's grid point chosen on source dev."""
+    standard deviation over seeds, in points, at the one grid point of each group that
+    ``scores.csv`` is selected by (best mean source dev over the seeds)."""
 
     KEYS = ("experiment", "task", "source", "group", "evaluation", "split")
 
@@ -89,22 +94,20 @@ class Scores:
 
 
 def _select_grid_points(frame: pd.DataFrame) -> pd.DataFrame:
-    """Keep, per (experiment, task, source, group, seed), the grid point (``hp_id``) with the best
-    source-language dev score, as the paper selects; all rows where there is one point or no dev.
-    Ties go to the first ``hp_id`` in sorted order. Vectorized: the claims check builds this once
-    per bootstrap resample of the scores."""
+    """Keep, per (experiment, task, source, group), every seed's rows at the grid point
+    (``hp_id``) that :func:`xling.muller.collect.best_grid_points` selects on the source-language
+    dev scores, the rule ``scores.csv`` was written with; all rows of a group with one point or no
+    dev score. Vectorized: the claims check builds this once per bootstrap resample of the
+    scores."""
     if "hp_id" not in frame or frame["hp_id"].nunique(dropna=False) <= 1:
         return frame
-    keys = ["experiment", "task", "source", "group", "seed"]
+    keys = list(SELECTION_KEYS)
     dev = frame[(frame["split"] == "dev") & (frame["lang"] == frame["source"])]
-    means = dev.groupby([*keys, "hp_id"], dropna=False)["score"].mean()
-    best = means.groupby(level=list(range(len(keys))), dropna=False).idxmax()
-    chosen = pd.DataFrame(list(best), columns=[*keys, "best_hp_id"])
-    points = frame.groupby(keys, dropna=False)["hp_id"].transform("nunique")
+    best = best_grid_points(dev)
+    chosen = pd.DataFrame([(*key, hp) for key, hp in best.items()], columns=[*keys, "best_hp_id"])
     merged = frame.merge(chosen, on=keys, how="left")
-    keep = (points.to_numpy() <= 1) | merged["best_hp_id"].isna().to_numpy()
-    keep |= (merged["hp_id"] == merged["best_hp_id"]).to_numpy()
-    return frame[keep].reset_index(drop=True)
+    keep = merged["best_hp_id"].isna() | (merged["hp_id"] == merged["best_hp_id"])
+    return frame[keep.to_numpy()].reset_index(drop=True)
 
 
 def _last_layer(groups: Mapping[str, set[int]], run: Run) -> int:
@@ -226,6 +229,19 @@ class Similarity:
         found = self.frame[self.frame["model"] == "finetuned"]["task"]
         return sorted(t for t in found.unique() if t)
 
+    def control(self) -> dict[tuple[str, str], float]:
+        """(source, target) -> the length-only control's CKA; empty where the file has none."""
+        rows = self.frame[self.frame["model"] == LENGTH]
+        return rows.groupby(["source", "target"])["cka"].mean().dropna().to_dict()
+
+    def pair_layers(self, model: str, task: str = "", group: str = REF) -> pd.DataFrame:
+        """(source, target) x layer: one model's CKA per pair and layer, mean over seeds."""
+        frame = self.frame
+        rows = frame[(frame["model"] == model) & (frame["task"] == task)]
+        rows = rows[rows["group"] == group]
+        table = rows.groupby(["source", "target", "layer"])["cka"].mean().unstack("layer")
+        return table.sort_index(axis=1)
+
 
 def _peak(curve: Mapping[int, Estimate]) -> int:
     return max(curve, key=lambda layer: curve[layer].value)
@@ -234,6 +250,7 @@ def _peak(curve: Mapping[int, Estimate]) -> int:
 def check_muller_peak_middle(claim: Claim, run: Run, evidence: Evidence) -> None:
     similarity = run.view("muller_similarity", Similarity)
     models = [("pretrained", "")] + [("finetuned", t) for t in similarity.tasks()]
+    control = _length_control(run)
     for model, task in models:
         curve = similarity.curve(model, task)
         if len(curve) < 3:
@@ -242,31 +259,69 @@ def check_muller_peak_middle(claim: Claim, run: Run, evidence: Evidence) -> None
         name = f"{model} {task}".strip()
         evidence.record(f"{name}: peak layer", best)
         evidence.record(f"{name}: peak CKA", curve[best])
+        if control:
+            length = _control_of(similarity, control, model, task)
+            evidence.record(f"{name}: length-only CKA (control)", length)
         evidence.check(f"{name}: peak L{best} in the middle", is_middle_layer(best, last))
         evidence.require(f"{name}: peak - L{first}", curve[best] - curve[first], record=False)
         evidence.require(f"{name}: peak - L{last}", curve[best] - curve[last], record=False)
 
 
+def _length_control(run: Run) -> dict[tuple[str, str], float]:
+    """The length-only control of similarity.csv by (source, target); empty without one."""
+    holder = run.with_control("muller_similarity", lambda frame: (frame["model"] == LENGTH).any())
+    return {} if holder is None else holder.view("muller_similarity", Similarity).control()
+
+
+def _control_of(
+    similarity: Similarity, control: Mapping[tuple[str, str], float], model: str, task: str = ""
+) -> float:
+    """The control averaged over the (source, target) pairs a model's curve averages."""
+    pairs = layer_averaged_similarity(similarity, model, task)
+    values = [control[pair] for pair in pairs if pair in control]
+    return sum(values) / len(values) if values else float("nan")
+
+
+def peak_reach(last: int) -> int:
+    """How many layers apart two peaks may lie and be "the same trend": 2 of mBERT's 12 (L/6),
+    at least 1."""
+    return max(1, round(last / 6))
+
+
 def check_muller_finetuning_preserves(claim: Claim, run: Run, evidence: Evidence) -> None:
     similarity = run.view("muller_similarity", Similarity)
-    pretrained = similarity.curve("pretrained")
+    # the Transformer layers: the embeddings' CKA is the same before and after fine-tuning
+    pretrained = {k: v for k, v in similarity.curve("pretrained").items() if k > 0}
     if not pretrained:
-        raise NotComputed("no CKA of the pretrained model")
-    peak = _peak(pretrained)
-    evidence.record("pretrained: peak layer", peak)
+        raise NotComputed("no CKA of the pretrained model's Transformer layers (1..L)")
+    peak, reach = _peak(pretrained), peak_reach(max(pretrained))
+    evidence.record("pretrained: peak layer of L1-L" + str(max(pretrained)), peak)
+    evidence.record("pretrained: peak CKA", pretrained[peak])
+    control = _length_control(run)
+    if control:
+        length = _control_of(similarity, control, "pretrained")
+        evidence.record("pretrained: length-only CKA (control)", length)
+        evidence.require("pretrained: peak CKA - length-only CKA", pretrained[peak] - length)
     for task in similarity.tasks():
-        curve = similarity.curve("finetuned", task)
+        curve = {k: v for k, v in similarity.curve("finetuned", task).items() if k > 0}
         if not curve:
             continue
         best = _peak(curve)
         evidence.record(f"finetuned {task}: peak layer", best)
+        evidence.record(f"finetuned {task}: peak CKA", curve[best])
         evidence.check(
-            f"finetuned {task}: peak within 2 layers of the pretrained one", abs(best - peak) <= 2
+            f"finetuned {task}: peak L{best} within {reach} of the pretrained L{peak}",
+            abs(best - peak) <= reach,
         )
         evidence.require(
             f"finetuned {task}: peak CKA - pretrained peak + {claim.tolerance:g}",
             curve[best] - pretrained[peak] + claim.tolerance,
+            record=False,
         )
+        if control:
+            length = _control_of(similarity, control, "finetuned", task)
+            evidence.record(f"finetuned {task}: length-only CKA (control)", length)
+            evidence.require(f"finetuned {task}: peak CKA - length-only CKA", curve[best] - length)
 
 
 def check_muller_random_init_similarity(claim: Claim, run: Run, evidence: Evidence) -> None:
@@ -323,6 +378,7 @@ def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
 
     scores = run.view("muller_scores", Scores)
     similarity = run.view("muller_similarity", Similarity)
+    control = _length_control(run)
     for task in sorted({task for task, _ in scores.runs("transfer")}):
         gaps = cross_language_gaps(scores, task)
         for model in ("finetuned", "pretrained"):
@@ -338,6 +394,9 @@ def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
             name = f"{task} {model}"
             evidence.record(f"{name}: Spearman rho (n={len(keys)})", rho)
             evidence.record(f"{name}: p", p)
+            length = _control_rho(control, keys, y)
+            if length is not None:
+                evidence.record(f"{task}: length-only CKA's Spearman rho (control)", length)
             if smallest_p(len(keys)) >= claim.tolerance:
                 continue  # no order of so few pairs is significant: not a test of the claim
             evidence.check(f"{name}: rho negative", rho < 0)
@@ -349,6 +408,63 @@ def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
             f"fewer, not even a perfect order reaches p < {claim.tolerance:g} (the smallest exact "
             f"two-sided p of n pairs is 2/n!)"
         )
+
+
+def check_muller_middle_layer_correlates(claim: Claim, run: Run, evidence: Evidence) -> None:
+    from xling.analysis.spearman import spearman
+
+    scores = run.view("muller_scores", Scores)
+    similarity = run.view("muller_similarity", Similarity)
+    table = similarity.pair_layers("pretrained")
+    control = _length_control(run)
+    for task in sorted({task for task, _ in scores.runs("transfer")}):
+        gaps = cross_language_gaps(scores, task)
+        keys = sorted(gaps.keys() & set(table.index))
+        if len(keys) < 3 or smallest_p(len(keys)) >= claim.tolerance:
+            continue  # no order of so few pairs is significant: not a test of the claim
+        y = [gaps[key] for key in keys]
+        rhos = {}
+        for layer in table.columns:
+            x = table.loc[keys, layer].to_numpy()
+            if not any(math.isnan(v) for v in x):
+                rhos[int(layer)] = spearman(x, y)
+        defined = {layer: rho for layer, rho in rhos.items() if not math.isnan(rho[0])}
+        if not defined:
+            continue
+        best = min(defined, key=lambda layer: defined[layer][0])
+        rho, p = defined[best]
+        name = f"{task} pretrained"
+        evidence.record(f"{name}: most correlated layer (n={len(keys)})", best)
+        evidence.record(f"{name}: Spearman rho at L{best}", rho)
+        evidence.record(f"{name}: p at L{best}", p)
+        last = int(max(table.columns))
+        evidence.check(f"{name}: L{best} in the middle", is_middle_layer(best, last))
+        evidence.check(f"{name}: rho at L{best} negative", rho < 0)
+        evidence.check(f"{name}: p at L{best} below {claim.tolerance:g}", p < claim.tolerance)
+        length = _control_rho(control, keys, y)
+        if length is not None:
+            evidence.record(f"{name}: length-only CKA's Spearman rho (control)", length)
+            evidence.check(f"{name}: rho at L{best} below the length-only CKA's", rho < length)
+    if evidence.conditions == 0:
+        needed = next(n for n in range(3, 20) if smallest_p(n) < claim.tolerance)
+        raise NotComputed(
+            f"fewer than {needed} (source, target) pairs with both a gap and a per-layer "
+            f"similarity of the pretrained model: with fewer, no order reaches p < "
+            f"{claim.tolerance:g}"
+        )
+
+
+def _control_rho(
+    control: Mapping[tuple[str, str], float], keys: list, gaps: list[float]
+) -> float | None:
+    """Spearman rho of the length-only control's CKA against the gaps over ``keys``; None where
+    the control lacks a pair, 0 where it is the same for every pair (it orders nothing)."""
+    from xling.analysis.spearman import spearman
+
+    if not keys or not all(key in control for key in keys):
+        return None
+    rho, _ = spearman([control[key] for key in keys], gaps)
+    return 0.0 if math.isnan(rho) else rho
 
 
 def smallest_p(n: int) -> float:
@@ -395,14 +511,19 @@ MULLER_CLAIMS: tuple[Claim, ...] = (
         "targets), the peak layer lies between L/4 and 3L/4 and the first and last layers lie "
         "below the peak",
         ("muller_similarity",), check_muller_peak_middle,
+        control="the length-only CKA (a feature that knows each sentence's length only)",
     ),
     Claim(
         "muller-4.2-finetuning-preserves", MULLER, "§4.2", "Fine-tuning preserves the alignment",
         "Interestingly, the same trend is also observed in the pretrained model, suggesting that "
         "the fine-tuning step preserves the multilingual alignment.",
-        "for each fine-tuned task, the CKA peak lies within 2 layers of the pretrained model's "
-        "and reaches at least the pretrained peak minus 0.05",
+        "over the Transformer layers L1..L (the embeddings' output, L0, is the same before and "
+        "after fine-tuning, and its CKA is mostly sentence length), each fine-tuned task's CKA "
+        "peaks within L/6 layers (2 of mBERT's 12) of the pretrained model's peak, reaches at "
+        "least the pretrained peak minus 0.05, and exceeds the length-only control's CKA (where "
+        "similarity.csv has it)",
         ("muller_similarity",), check_muller_finetuning_preserves, tolerance=0.05,
+        control="the length-only CKA (a feature that knows each sentence's length only)",
     ),
     Claim(
         "muller-4.3-random-init-similarity", MULLER, "§4.3", "RANDOM-INIT of lower layers "
@@ -423,5 +544,18 @@ MULLER_CLAIMS: tuple[Claim, ...] = (
         "p < 0.05 (the paper prints |rho|, e.g. 0.76 for parsing fine-tuned); not computed with "
         "fewer than 5 pairs, where no order reaches p < 0.05",
         ("muller_scores", "muller_similarity"), check_muller_spearman, tolerance=0.05,
+        control="the length-only CKA's Spearman rho over the same pairs",
+    ),
+    Claim(
+        "muller-a2.1-middle-layer-correlates", MULLER, "§A.2.1", "A middle layer correlates most",
+        "For the pretrained model, we observe the same distribution for each task with layer 6 "
+        "being the most correlated to cross-lingual transfer.",
+        "for every task, the pretrained model's layer whose CKA has the most negative Spearman "
+        "rho with the cross-language gap over the (source, target) pairs lies between L/4 and "
+        "3L/4 (layer 6 of mBERT's 12), with rho < 0 at p < 0.05, and below the rho of the "
+        "length-only control's CKA (where similarity.csv has it); not computed with fewer than 5 "
+        "pairs",
+        ("muller_scores", "muller_similarity"), check_muller_middle_layer_correlates,
+        tolerance=0.05, control="the length-only CKA's Spearman rho over the same pairs",
     ),
 )  # fmt: skip

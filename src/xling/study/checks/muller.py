@@ -96,6 +96,7 @@ def check(config: Mapping[str, Any]) -> None:
         for index, name in enumerate(names):
             check_group(name, layers, f"muller.groups.{table}[{index}]")
     check_group(section["similarity"]["random_init_group"], layers, _sim_group_key())
+    _check_similarity_windows(similarity)
     _check_tasks(section)
     domain = section["domain"]
     for task, settings in domain["tasks"].items():
@@ -207,6 +208,20 @@ def _check_datasets(config: Mapping[str, Any], section: Mapping[str, Any]) -> No
         else:
             where = f"config key 'muller.similarity.parallel.ud' ({lang})"
             data.check("parsing", parallel["ud"], lang, ("test",), where)
+
+
+def _check_similarity_windows(similarity: Mapping[str, Any]) -> None:
+    """With ``measure: rbf_windows``, every window of the sentences holds at least 4 of them
+    (a CKA needs 4): at most ``sentences // 4`` windows."""
+    if similarity.get("measure") != "rbf_windows":
+        return
+    windows, sentences = similarity.get("windows", 4), similarity["sentences"]
+    if windows > sentences // 4:
+        raise ConfigError(
+            f"config key 'muller.similarity.windows': {windows} windows of "
+            f"muller.similarity.sentences {sentences} leave a window fewer than 4 sentences, "
+            f"which a CKA needs; use at most {sentences // 4} windows or more sentences"
+        )
 
 
 def _sim_group_key() -> str:
