@@ -16,22 +16,26 @@ import os
 import re
 import shlex
 import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.docblocks import (
+    DRY,
+    REPO,
+    VENV,
+    bash_blocks,
+    commands,
+    dry,
+    is_snakemake,
+    scratch_repository,
+)
 from xling.base import yamlfile
 
-REPO = Path(__file__).resolve().parents[1]
 HOWTO = REPO / "docs/howto.md"
 CONFIG_README = REPO / "config/README.md"
 CONFIGS = {"paper": REPO / "config/config.yaml", "demo": REPO / "config/demo.yaml"}
-VENV = Path(sys.executable).parents[1]  # what `.venv` stands for in the docs
-LINKED = ("Snakefile", "workflow", "src", "envs", "slurm", "pyproject.toml")
-DRY = {"-n", "--dry-run", "--dryrun"}
 
 # What each block must plan, in doc order per heading: (rule, text its jobs must show), the text
 # a wildcard or path that shows the recipe's change reached the plan.
@@ -67,72 +71,12 @@ PLANS: dict[str, list[list[tuple[str, str]]]] = {
 }
 
 
-@dataclass(frozen=True)
-class Block:
-    doc: Path
-    heading: str  # "Section / Subsection", or "<doc>: Section" for config/README.md
-    index: int  # its place among the blocks under that heading
-    text: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.heading} [{self.index}]"
+def config_readme_heading(headings: dict[int, str]) -> str:
+    """config/README.md's blocks by its page: "<doc>: Section" (its title where no section)."""
+    return f"{CONFIG_README.relative_to(REPO)}: {headings.get(2) or headings.get(1, '')}"
 
 
-def bash_blocks(doc: Path) -> list[Block]:
-    section = subsection = heading = ""
-    blocks: list[Block] = []
-    counts: dict[str, int] = {}
-    fence = None
-    for line in doc.read_text(encoding="utf-8").splitlines(keepends=True):
-        if fence is not None:
-            if line.startswith("```"):
-                blocks.append(Block(doc, heading, counts[heading], "".join(fence)))
-                counts[heading] += 1
-                fence = None
-            else:
-                fence.append(line)
-        elif line.startswith("```bash"):
-            heading = " / ".join(part for part in (section, subsection) if part)
-            if doc != HOWTO:
-                heading = f"{doc.relative_to(REPO)}: {section}"
-            counts.setdefault(heading, 0)
-            fence = []
-        elif line.startswith(("# ", "## ")):
-            section, subsection = line.lstrip("#").strip(), ""
-            if doc == HOWTO and line.startswith("# "):
-                section = ""
-        elif line.startswith("### "):
-            subsection = line[4:].strip()
-    return blocks
-
-
-BLOCKS = [*bash_blocks(CONFIG_README), *bash_blocks(HOWTO)]
-
-
-def commands(text: str) -> list[str]:
-    """The block's command lines, heredoc bodies left out."""
-    lines, terminator = [], None
-    for line in text.splitlines():
-        if terminator is not None:
-            terminator = None if line.strip() == terminator else terminator
-            continue
-        if line.strip() and not line.lstrip().startswith("#"):
-            lines.append(line)
-        heredoc = re.search(r"<<-?\s*'?(\w+)'?", line)
-        if heredoc:
-            terminator = heredoc.group(1)
-    return lines
-
-
-def is_snakemake(line: str) -> bool:
-    return Path(shlex.split(line)[0]).name == "snakemake"
-
-
-def dry(text: str) -> str:
-    """The block with every Snakemake line that would run jobs made a dry run."""
-    runs = {line for line in commands(text) if is_snakemake(line) and not DRY & set(line.split())}
-    return "\n".join(f"{line} --dry-run" if line in runs else line for line in text.splitlines())
+BLOCKS = [*bash_blocks(CONFIG_README, config_readme_heading), *bash_blocks(HOWTO)]
 
 
 def configfiles(line: str) -> list[str]:
@@ -161,16 +105,6 @@ def stand_in_runs(root: Path, text: str) -> None:
                 claims.parent.mkdir(parents=True, exist_ok=True)
                 verdicts = [{"id": "wu.4", "verdict": "supported"}]
                 claims.write_text(json.dumps({"claims": verdicts}), encoding="utf-8")
-
-
-def scratch_repository(root: Path) -> Path:
-    for name in LINKED:
-        (root / name).symlink_to(REPO / name)
-    (root / ".venv").symlink_to(VENV)
-    (root / "config").mkdir()
-    for path in sorted((REPO / "config").iterdir()):
-        (root / "config" / path.name).symlink_to(path)
-    return root
 
 
 @pytest.fixture(scope="module")
