@@ -312,6 +312,15 @@ SECTION5_CASES = {
 }  # fmt: skip
 
 
+def test_a_larger_ner_gap_needs_bimlm_to_lead():
+    """MLM align ahead on both tasks, less so on NER: NER's "gap" is larger, but there is none."""
+    result = verdict(
+        Run({"wu_figure5": figure5_gaps(ner=-0.1, parsing=-0.25)}), "wu-5.1.2-gap-larger-for-ner"
+    )
+    assert result.verdict == NOT_SUPPORTED
+    assert result.failed[0] == "en-fr ner: biMLM's lead over MLM align"
+
+
 def test_every_section5_claim_has_cases():
     section5 = {c.id for c in claims.CLAIMS if c.id.startswith(("wu-5", "wu-fn"))}
     assert set(SECTION5_CASES) == section5

@@ -193,8 +193,9 @@ WU_CLAIMS: tuple[Claim, ...] = (
         "wu-5.1.2-gap-larger-for-ner", WU, "§5.1.2", "The alignment gap is larger for NER",
         "The performance gap between monolingual MLM alignment and bilingual MLM is higher in "
         "NER compared to parsing.",
-        "for every pair with both tasks, best biMLM - best MLM align (Figure 5) is larger for "
-        "NER than for parsing",
+        "for every pair with both tasks, best biMLM - best MLM align (Figure 5), biMLM's lead, is "
+        "positive for NER and larger for NER than for parsing (where MLM align leads, the paper's "
+        "gap does not exist)",
         ("wu_figure5",), check_gap_larger_for_ner,
     ),
     Claim(
