@@ -367,8 +367,10 @@ def expect_plan(ran: Ran, command: str) -> None:
 
 # --------------------------------------------------------------------------- handlers
 def make_commands(output: str) -> list[str]:
-    """The commands ``make -n`` prints, continuation lines joined."""
-    return [line.strip() for line in output.replace("\\\n", " ").splitlines() if line.strip()]
+    """The commands ``make -n`` prints, continuation lines joined; without the "Entering
+    directory" lines a make run inside another (``make test`` runs the tests) prints."""
+    lines = output.replace("\\\n", " ").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("make[")]
 
 
 def makefile_default(name: str) -> str:
