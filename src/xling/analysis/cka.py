@@ -134,24 +134,35 @@ def parallel_draws(seed: int, name: str, replicates: int, size: int) -> np.ndarr
 
 
 def resampled_cka_rows(
-    comparisons: Iterable[tuple[Mapping, np.ndarray, np.ndarray]], draws: np.ndarray
+    comparisons: Iterable[tuple[Mapping, np.ndarray, np.ndarray]],
+    draws: np.ndarray,
+    measure: Measure | None = None,
 ) -> list[dict]:
-    """For each comparison ``(keys, x, y)``, its biased CKA on every resample of ``draws``
-    (:func:`resampled_linear_cka`): rows ``replicate``, the keys, ``cka``, in replicate order.
-    One draw serves every comparison, so two of them are compared on the same sentences; a pair
-    of arrays that several comparisons share (a length control, the same at every layer) is
-    resampled once."""
+    """For each comparison ``(keys, x, y)``, its CKA on every resample of ``draws``: rows
+    ``replicate``, the keys, ``cka``, in replicate order. The biased linear CKA by default, from
+    the Gram matrices once for all resamples (:func:`resampled_linear_cka`); another ``measure``
+    is computed again on each resample's rows. One draw serves every comparison, so two of them
+    are compared on the same sentences; a pair of arrays that several comparisons share (a length
+    control, the same at every layer) is resampled once."""
     rows = []
     done: dict[tuple[int, int], tuple] = {}  # keeps x and y alive, so that their ids stay theirs
     for keys, x, y in comparisons:
         if (id(x), id(y)) not in done:
-            done[id(x), id(y)] = (x, y, resampled_linear_cka(x, y, draws))
+            if measure is None:
+                values = resampled_linear_cka(x, y, draws)
+            else:
+                values = [measure(x[drawn], y[drawn]) for drawn in draws]
+            done[id(x), id(y)] = (x, y, values)
         for replicate, value in enumerate(done[id(x), id(y)][2]):
             rows.append({"replicate": replicate, **keys, "cka": value})
     return sorted(rows, key=lambda row: row["replicate"])
 
 
 # --- sentence length --------------------------------------------------------------------------
+
+# The name of the length-only control among the encoders (Figure 7) and the models (Muller et
+# al.'s similarity.csv): a feature that knows each sentence's length and nothing else.
+LENGTH = "length"
 
 # A residual this small against the states it came from is float rounding: nothing but length.
 _NOTHING_LEFT = 1e-9

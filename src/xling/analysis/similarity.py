@@ -14,7 +14,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xling.analysis.cka import cka, length_controlled_cka, length_feature, resampled_cka_rows
+from xling.analysis.cka import (
+    LENGTH,
+    cka,
+    length_controlled_cka,
+    length_feature,
+    resampled_cka_rows,
+)
 from xling.analysis.representations import framing, mean_pooled_layers, sentence_capacity
 from xling.model import MLMEncoder
 from xling.model.random_init import random_like
@@ -94,9 +100,6 @@ class ComparedStates(NamedTuple):
     target: list[np.ndarray]
     source_lengths: np.ndarray
     target_lengths: np.ndarray
-
-
-LENGTH = "length"  # the control: a feature that knows each sentence's length and nothing else
 
 
 def figure7_states(

@@ -440,16 +440,21 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> str:
+def plan_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
+    """The command line of a command that reads the plan (:func:`read_plan`): the targets, the
+    profile, the config files and the working directory, as Snakemake takes them."""
     parser = argparse.ArgumentParser(
-        prog="python -m xling.cluster.plan",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("targets", nargs="*", default=["all"], help="default: all")
     parser.add_argument("--profile", default="slurm", help="default: slurm (./slurm)")
     parser.add_argument("--configfile", nargs="+", default=[], help="default: the paper study")
     parser.add_argument("--directory", help="working directory of the run (default: here)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> str:
+    parser = plan_parser("python -m xling.cluster.plan", __doc__)
     parser.add_argument(
         "--pack",
         type=int,

@@ -27,7 +27,6 @@ change; what it could not read (no sacctmgr, no accounting) it says, and checks 
 
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
 import sys
@@ -44,6 +43,7 @@ from xling.cluster.plan import (
     JobRequest,
     StudyPlan,
     format_expected,
+    plan_parser,
     profile_file,
     read_plan,
 )
@@ -583,15 +583,7 @@ def settings_for(plan: StudyPlan, profile: str) -> Settings:
 
 
 def main(argv: Sequence[str] | None = None, runner: Runner = run_command) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m xling.cluster.preflight",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("targets", nargs="*", default=["all"], help="default: all")
-    parser.add_argument("--profile", default="slurm", help="default: slurm (./slurm)")
-    parser.add_argument("--configfile", nargs="+", default=[], help="default: the paper study")
-    parser.add_argument("--directory", help="working directory of the run (default: here)")
+    parser = plan_parser("python -m xling.cluster.preflight", __doc__)
     args = parser.parse_args(argv)
     workdir = Path(args.directory or Path.cwd()).resolve()
     plan = read_plan(args.profile, args.configfile, args.targets, workdir)

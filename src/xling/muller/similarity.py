@@ -15,7 +15,7 @@ et al.'s released code computes instead (``measure: rbf_windows``, ``pooling: fr
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import NamedTuple
@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from xling.analysis.cka import (
+    LENGTH,
     debiased_linear_cka,
     length_controlled_cka,
     length_feature,
@@ -41,7 +42,6 @@ MEASURES = (LINEAR, RBF_WINDOWS)
 SUBWORDS = "subwords"  # the paper: the mean over the sentence's subwords, no special token
 FRAMED_TWICE = "framed_twice"  # the released code: framing tokens in the mean (see pooling)
 POOLINGS = (SUBWORDS, FRAMED_TWICE)
-LENGTH = "length"  # similarity.csv's model of the length control
 
 
 @dataclass(frozen=True)
@@ -257,27 +257,8 @@ def similarity_resample_rows(
     comparisons = _comparisons(pooled.states, sources)
     if control:
         comparisons = [*comparisons, *_length_comparisons(pooled, sources)]
-    if settings.measure == LINEAR:
-        return resampled_cka_rows(comparisons, draws)
-    return _resampled_rows(comparisons, draws, settings.cka())
-
-
-def _resampled_rows(
-    comparisons: Iterable[tuple[Mapping, np.ndarray, np.ndarray]],
-    draws: np.ndarray,
-    measure: Callable[[np.ndarray, np.ndarray], float],
-) -> list[dict]:
-    """:func:`xling.analysis.cka.resampled_cka_rows` for any measure: each resample's rows of
-    ``x`` and ``y`` measured again (a pair of arrays several comparisons share, once)."""
-    rows = []
-    done: dict[tuple[int, int], tuple] = {}  # keeps x and y alive, so that their ids stay theirs
-    for keys, x, y in comparisons:
-        if (id(x), id(y)) not in done:
-            values = [measure(x[drawn], y[drawn]) for drawn in draws]
-            done[id(x), id(y)] = (x, y, values)
-        for replicate, value in enumerate(done[id(x), id(y)][2]):
-            rows.append({"replicate": replicate, **keys, "cka": value})
-    return sorted(rows, key=lambda row: row["replicate"])
+    measure = None if settings.measure == LINEAR else settings.cka()
+    return resampled_cka_rows(comparisons, draws, measure)
 
 
 def write_similarity(

@@ -26,6 +26,7 @@ matplotlib.use("Agg")  # no display on cluster nodes
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from xling.analysis.cka import LENGTH
 from xling.analysis.spearman import gap_similarity_correlation
 from xling.base.atomic import atomic_open
 from xling.papers import muller2021 as paper
@@ -39,7 +40,6 @@ from xling.report.muller_scores import (
 REF = paper.REF
 DPI = 150  # of the png; the pdf is vector
 DEFAULT_GROUP = "1-2"  # RANDOM-INIT of the lower layers for Figures 2 and 6-8
-LENGTH = "length"  # similarity.csv's length control (xling.muller.similarity.LENGTH)
 FIGURE_NAMES = tuple(f"figure{n}" for n in range(1, 9))
 _TASK_FIGURES = {6: "parsing", 7: "pos", 8: "ner"}
 

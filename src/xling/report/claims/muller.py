@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from xling.analysis.cka import LENGTH
 from xling.muller.collect import SELECTION_KEYS, best_grid_points
 from xling.report.claims.core import (
     MULLER,
@@ -27,9 +28,8 @@ from xling.report.claims.core import (
 # similarity.csv: model (pretrained | finetuned), task (empty for pretrained), group, seed, source,
 # target, layer (0..L), cka, cka_debiased, cka_length_controlled; and the rows of model ``length``.
 REF = "ref"
-# similarity.csv's length-only control: the CKA of a feature that encodes only sentence length
-# (one value per (source, target), the same at every layer), in ``cka``.
-LENGTH = "length"
+# similarity.csv's length-only control, model LENGTH: one CKA per (source, target), the same at
+# every layer, in ``cka``.
 
 
 def group_layers(group: str) -> set[int] | None:
@@ -402,12 +402,7 @@ def check_muller_spearman(claim: Claim, run: Run, evidence: Evidence) -> None:
             evidence.check(f"{name}: rho negative", rho < 0)
             evidence.check(f"{name}: p below {claim.tolerance:g}", p < claim.tolerance)
     if evidence.conditions == 0:
-        needed = next(n for n in range(3, 20) if smallest_p(n) < claim.tolerance)
-        raise NotComputed(
-            f"fewer than {needed} (source, target) pairs with both a gap and a similarity: with "
-            f"fewer, not even a perfect order reaches p < {claim.tolerance:g} (the smallest exact "
-            f"two-sided p of n pairs is 2/n!)"
-        )
+        raise too_few_pairs(claim, "a similarity")
 
 
 def check_muller_middle_layer_correlates(claim: Claim, run: Run, evidence: Evidence) -> None:
@@ -446,12 +441,7 @@ def check_muller_middle_layer_correlates(claim: Claim, run: Run, evidence: Evide
             evidence.record(f"{name}: length-only CKA's Spearman rho (control)", length)
             evidence.check(f"{name}: rho at L{best} below the length-only CKA's", rho < length)
     if evidence.conditions == 0:
-        needed = next(n for n in range(3, 20) if smallest_p(n) < claim.tolerance)
-        raise NotComputed(
-            f"fewer than {needed} (source, target) pairs with both a gap and a per-layer "
-            f"similarity of the pretrained model: with fewer, no order reaches p < "
-            f"{claim.tolerance:g}"
-        )
+        raise too_few_pairs(claim, "a per-layer similarity of the pretrained model")
 
 
 def _control_rho(
@@ -465,6 +455,17 @@ def _control_rho(
         return None
     rho, _ = spearman([control[key] for key in keys], gaps)
     return 0.0 if math.isnan(rho) else rho
+
+
+def too_few_pairs(claim: Claim, similarity: str) -> NotComputed:
+    """Why a Spearman claim is not computed: fewer pairs with a gap and ``similarity`` than any
+    order of which could reach p below the claim's tolerance."""
+    needed = next(n for n in range(3, 20) if smallest_p(n) < claim.tolerance)
+    return NotComputed(
+        f"fewer than {needed} (source, target) pairs with both a gap and {similarity}: with "
+        f"fewer, not even a perfect order reaches p < {claim.tolerance:g} (the smallest exact "
+        f"two-sided p of n pairs is 2/n!)"
+    )
 
 
 def smallest_p(n: int) -> float:

@@ -9,10 +9,9 @@ from itertools import pairwise
 
 import pandas as pd
 
+from xling.analysis.cka import LENGTH
 from xling.report.claims.core import Claim, Estimate, Evidence, NotComputed, Run, is_middle_layer
 from xling.report.claims.wu_table1 import distance_rank
-
-LENGTH = "length"  # Figure 7's length-only control: the CKA of a feature encoding only length
 
 
 def _mapped(frame: pd.DataFrame, mapped: bool) -> pd.DataFrame:
