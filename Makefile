@@ -48,7 +48,8 @@ format: $(STAMP)
 # bench/*.py is one of them but demo_timing.py, which prints a demo run's times; the measurements
 # docs/ cite (most read a finished demo) are in bench/measurements/ (its README): run them by hand.
 BENCHES := alignment bpe cka_resamples commoncrawl cpu_compile finetune finetune_batching \
-	gpu_check optimizer_startup pooled_batches preprocess pretrain scheduler_overhead toyworld
+	gpu_check optimizer_startup pooled_batches preprocess pretrain scheduler_overhead stop_agreement \
+	toyworld
 # bench/gpu_check.py measures GPUs: without one it runs in miniature on the CPU (--smoke).
 bench: $(STAMP)
 	gpu=$$($(BIN)/python -c "import torch; print(int(torch.cuda.is_available()))"); \

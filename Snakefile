@@ -42,6 +42,7 @@ include: "workflow/rules/common/finetune.smk"
 include: "workflow/rules/common/analysis.smk"
 include: "workflow/rules/common/report.smk"
 include: "workflow/rules/common/muller.smk"
+include: "workflow/rules/common/pilot.smk"
 include: "workflow/rules/acquire.smk"
 include: "workflow/rules/preprocess.smk"
 include: "workflow/rules/vocab.smk"
@@ -50,6 +51,7 @@ include: "workflow/rules/finetune.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/muller.smk"
+include: "workflow/rules/pilot.smk"
 
 
 # Targets: `all` (the default: every table and figure, and the scores of every configured task,
@@ -103,3 +105,9 @@ rule report:
 rule muller:
     input:
         muller_targets(),
+
+
+# The pilot: run with config/pilot.yaml over the study's config (docs/cluster.md, step 4).
+rule pilot:
+    input:
+        get_pilot_targets,

@@ -181,6 +181,24 @@ def test_length_controlled_cka_removes_what_length_alone_gives():
     assert length_controlled_cka(by_length, y, lengths, lengths) == 0.0
 
 
+def test_length_controlled_cka_is_undefined_where_every_length_is_distinct():
+    from xling.analysis.cka import length_controlled_cka
+
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(30, 6)), rng.normal(size=(30, 5))
+    distinct = rng.permutation(np.arange(3, 33))  # every sentence alone with its length
+    repeated = rng.integers(3, 9, size=30)
+    # nothing is left to measure on either side: not 0 ("no similarity") but NaN
+    assert np.isnan(length_controlled_cka(x, y, distinct, repeated))
+    assert np.isnan(length_controlled_cka(x, y, repeated, distinct))
+    assert np.isnan(length_controlled_cka(x, x, distinct, distinct))
+    # one pair of sentences sharing a length is enough for a number
+    one_pair = distinct.copy()
+    one_pair[1] = one_pair[0]
+    assert np.isfinite(length_controlled_cka(x, x, one_pair, one_pair))
+    assert length_controlled_cka(x, x, one_pair, one_pair) == pytest.approx(1.0)
+
+
 def test_length_residuals_name_bad_shapes():
     from xling.analysis.cka import length_residuals
 
@@ -225,6 +243,81 @@ def test_rbf_cka_is_one_for_the_same_states_and_scale_free():
     assert rbf_cka(x, rng.normal(size=(50, 8))) < 0.5
     with pytest.raises(ValueError, match="must match"):
         rbf_cka(x, x[:10])
+
+
+def released_rbf_cka(x, y, threshold=1.0):
+    """Reference, written from Kornblith et al.'s (2019) notebook as Muller et al.'s released code
+    applies it: per side, the squared distances between rows (here from the rows' differences,
+    so equal rows are exactly 0 apart), sigma^2 = threshold^2 x the median of the non-zero ones,
+    K = exp(-d^2 / (2 sigma^2)); then HSIC(K, L) = tr(KHLH), H the centring matrix, and CKA =
+    HSIC(K, L) / sqrt(HSIC(K, K) HSIC(L, L))."""
+    n = x.shape[0]
+    centring = np.eye(n) - np.ones((n, n)) / n
+    grams = []
+    for states in (x, y):
+        states = np.asarray(states, dtype=np.float64)
+        squared = np.stack([((states - row) ** 2).sum(axis=1) for row in states])
+        sigma_squared = threshold**2 * np.median(squared[squared != 0])
+        grams.append(centring @ np.exp(-squared / (2 * sigma_squared)) @ centring)
+    k, l_ = grams
+    return np.sum(k * l_) / np.sqrt(np.sum(k * k) * np.sum(l_ * l_))
+
+
+def _rbf_inputs(rng, n, width):
+    """Two related sides with an offset and a scale of their own (centring must not matter)."""
+    x = rng.normal(size=(n, width)) * rng.uniform(0.5, 5.0) + 3.0 * rng.normal(size=width)
+    y = np.tanh(x @ rng.normal(size=(width, 12))) + 0.3 * rng.normal(size=(n, 12))
+    return x, y
+
+
+# 40 sentences of width 300 is where the old kernel width was worst (off by 1e-3 without
+# resampling, 4e-3 with); 120 x 16 narrow and longer.
+RBF_SHAPES = [(40, 300), (120, 16)]
+
+
+@pytest.mark.parametrize(("n", "width"), RBF_SHAPES)
+def test_rbf_cka_is_the_released_definition_on_random_inputs(n, width):
+    from xling.analysis.cka import rbf_cka
+
+    rng = np.random.default_rng(n + width)
+    for _ in range(3):
+        x, y = _rbf_inputs(rng, n, width)
+        assert abs(rbf_cka(x, y) - released_rbf_cka(x, y)) < 1e-12
+        assert abs(rbf_cka(x, y, 0.5) - released_rbf_cka(x, y, 0.5)) < 1e-12
+
+
+@pytest.mark.parametrize(("n", "width"), RBF_SHAPES)
+def test_rbf_cka_is_the_released_definition_on_bootstrap_resamples(n, width):
+    from xling.analysis.cka import rbf_cka, rbf_gram
+
+    rng = np.random.default_rng(2 * n + width)
+    x, y = _rbf_inputs(rng, n, width)
+    for rows in rng.integers(0, n, size=(8, n)):
+        assert len(set(rows)) < n  # some sentences drawn twice
+        assert abs(rbf_cka(x[rows], y[rows]) - released_rbf_cka(x[rows], y[rows])) < 1e-12
+        # a row and itself, and a sentence drawn twice, are exactly 0 apart: a kernel of 1
+        gram = rbf_gram(x[rows])
+        assert np.all(gram[rows[:, None] == rows[None, :]] == 1.0)
+        assert np.all(gram[rows[:, None] != rows[None, :]] < 1.0)
+
+
+@pytest.mark.parametrize(("n", "width"), RBF_SHAPES)
+def test_rbf_cka_is_invariant_to_an_orthogonal_map_of_either_side(n, width):
+    from xling.analysis.cka import rbf_cka
+
+    rng = np.random.default_rng(3 * n + width)
+    x, y = _rbf_inputs(rng, n, width)
+    rotate_x = np.linalg.qr(rng.normal(size=(width, width)))[0]
+    rotate_y = np.linalg.qr(rng.normal(size=(12, 12)))[0]
+    assert abs(rbf_cka(x @ rotate_x, y) - released_rbf_cka(x, y)) < 1e-12
+    assert abs(rbf_cka(x, y @ rotate_y) - released_rbf_cka(x, y)) < 1e-12
+    for rows in rng.integers(0, n, size=(4, n)):
+        expected = released_rbf_cka(x[rows], y[rows])
+        # rotated before the draw (copies stay equal) and after it (the product may round a
+        # sentence's two copies apart by 1e-16: still one sentence)
+        assert abs(rbf_cka((x @ rotate_x)[rows], y[rows]) - expected) < 1e-12
+        assert abs(rbf_cka(x[rows] @ rotate_x, y[rows]) - expected) < 1e-12
+        assert abs(rbf_cka(x[rows], y[rows] @ rotate_y) - expected) < 1e-12
 
 
 def test_windowed_cka_is_the_mean_over_disjoint_windows():

@@ -22,3 +22,27 @@ def test_hours_scale_with_the_peak_of_each_types_precision():
     ratio = PEAK_FLOPS["A100"]["bf16"] / PEAK_FLOPS["V100"]["fp16"]
     assert hours["V100"][0] == pytest.approx(ratio * hours["A100"][0])
     assert hours["H200"] == pytest.approx(hours["H100"])  # the same compute, by the FLOP model
+
+
+def test_hours_on_4_gpus_are_twice_those_on_8_for_the_same_global_batch():
+    """8 x 96 = 768 streams a step: 4 processes train 192 each (two micro-batches of 96), so
+    the wall time doubles and the GPU-hours stay the same."""
+    pretrain = {**PRETRAIN, "world_size": 8}
+    eight = pretraining_expected(MODEL, pretrain, ["en", "fr"], processes=8)
+    four = pretraining_expected(MODEL, pretrain, ["en", "fr"], processes=4)
+    sixteen = pretraining_expected(MODEL, pretrain, ["en", "fr"], processes=16)
+    for gpu in GPU_TYPES:
+        assert four.hours[gpu] == pytest.approx(tuple(2 * h for h in eight.hours[gpu]))
+        assert sixteen.hours[gpu] == pytest.approx(tuple(h / 2 for h in eight.hours[gpu]))
+        assert four.gpu_hours(gpu) == pytest.approx(eight.gpu_hours(gpu))
+    # unset, the config's own layout: world_size processes
+    assert pretraining_expected(MODEL, pretrain, ["en", "fr"]).hours == eight.hours
+
+
+def test_a_job_shorter_of_spare_attempts_than_its_slow_end_falls_short():
+    from xling.cluster.expected import attempts_fall_short
+
+    assert not attempts_fall_short((27.0, 47.0), [1440] * 4)  # 72 h with one attempt lost
+    assert not attempts_fall_short((27.0, 47.0), [1440] * 3)  # 48 h with one lost
+    assert attempts_fall_short((27.0, 47.0), [1440] * 2)  # 24 h with one lost
+    assert attempts_fall_short((54.0, 94.0), [1440] * 4)  # the 4-GPU layout's hours

@@ -7,7 +7,14 @@ import pytest
 
 from tests.cluster.profile import load_profile
 from xling.cluster import Launch, launch_from_resources, run_torchrun, torchrun_command
-from xling.cluster.launch import PORT_BASE, PORT_SPAN, rendezvous_port
+from xling.cluster.launch import (
+    PORT_BASE,
+    PORT_SPAN,
+    SHUTDOWN_TIMEOUT_SECONDS,
+    check_stop_margin,
+    rendezvous_port,
+    signal_lead_seconds,
+)
 from xling.pretrain import PretrainSettings
 from xling.pretrain.batching import plan_batches
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
@@ -17,6 +24,7 @@ TWO_NODES = {
     "tasks": 2,
     "mpi": "srun",
     "gpus_per_node": 4,
+    "mem_mb": 128000,
     "slurm_extra": "--gpus-per-node=4 --ntasks-per-node=1",
 }
 
@@ -82,6 +90,8 @@ def test_srun_command_starts_one_torchrun_per_node_that_meet_on_the_first():
     step = command[: command.index("py")]
     assert step[0] == "srun"
     assert {"--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--cpus-per-task=16"} <= set(step)
+    # the step asks for its GPUs and memory itself: the jobstep plugin strips SLURM_*
+    assert {"--gpus-per-node=4", "--mem=128000M"} <= set(step)
     assert command[command.index("--nnodes") + 1] == "2"
     assert command[command.index("--nproc-per-node") + 1] == "4"
     assert command[command.index("--rdzv-endpoint") + 1] == f"node7:{rendezvous_port('1234')}"
@@ -92,6 +102,49 @@ def test_rendezvous_port_is_fixed_per_job_and_in_range():
     ports = {rendezvous_port(str(job)) for job in range(1000, 1100)}
     assert len(ports) == 100 and all(PORT_BASE <= p < PORT_BASE + PORT_SPAN for p in ports)
     assert rendezvous_port("77") == rendezvous_port("77") and rendezvous_port(None) == PORT_BASE
+    # below Linux's ephemeral ports (32768-60999), which outgoing connections take
+    assert PORT_BASE >= 1024 and PORT_BASE + PORT_SPAN <= 32768
+
+
+def test_a_step_of_memory_per_cpu_asks_for_it():
+    launch = launch_from_resources({**TWO_NODES, "mem_mb": None, "mem_mb_per_cpu": 4000})
+    step = torchrun_command(launch, [], python="py")
+    assert "--mem-per-cpu=4000M" in step and not any(a.startswith("--mem=") for a in step)
+
+
+@pytest.mark.parametrize(
+    ("extra", "lead"),
+    [
+        ("'--signal=TERM@600'", 600), ("--signal=B:TERM@600 --gpus-per-node=4", 600),
+        ("--signal=USR1", 60), ("--signal RB:15@90", 90), ("--gpus-per-node=4", None), (None, None),
+    ],
+)  # fmt: skip
+def test_the_early_signals_lead_is_read_from_slurm_extra(extra, lead):
+    assert signal_lead_seconds(extra) == lead
+
+
+def test_the_planning_check_refuses_a_stop_margin_not_above_the_signals_lead():
+    """TERM@600 may come up to 60 s early, 660 s before the limit: a margin of 11 minutes or
+    less would let it come before the trainer's own stop."""
+    for margin in (10, 11):
+        problem, change = check_stop_margin(margin, "--signal=TERM@600")
+        assert f"stop_margin_minutes = {margin} is not above" in problem
+        assert change.startswith("config pretrain.stop_margin_minutes, to more than 11 (e.g. 15)")
+    assert check_stop_margin(11.5, "--signal=TERM@600") is None
+    assert check_stop_margin(15, "--signal=B:TERM@600") is None
+    assert check_stop_margin(1, "--gpus-per-node=4") is None  # no signal: nothing to beat
+    assert check_stop_margin(2, "--signal=TERM@120") is not None
+
+
+def test_the_profiles_signal_the_default_margin_and_the_shutdown_agree():
+    """The profile's TERM lead, the trainer's default stop margin, and torchrun's grace after
+    TERM: the margin comes first, and torchrun's kill before SLURM's at the limit."""
+    for rule in ("pretrain_model", "pretrain_monolingual", "pretrain_multilingual"):
+        lead = signal_lead_seconds(load_profile()["set-resources"][rule]["slurm_extra"])
+        assert lead is not None, rule
+        margin = PretrainSettings().stop_margin_minutes
+        assert check_stop_margin(margin, f"--signal=TERM@{lead}") is None, (rule, lead)
+        assert lead - 60 >= SHUTDOWN_TIMEOUT_SECONDS
 
 
 @pytest.mark.slow

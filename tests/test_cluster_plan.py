@@ -218,3 +218,47 @@ def test_muller_runs_are_priced_by_setup_and_a_whole_setup_job_is_left_out():
     assert "muller.runs_per_job" in text and "finetune.runs_per_job" not in text
     rows = [line.split()[-4:] for line in text.splitlines()[3:]]
     assert rows == [["1", "10", "20.0", "2.0"], ["3", "4", "20.0", "6.0"]]
+
+
+def test_the_plan_names_the_attempts_a_slow_gpu_needs():
+    """4 x 24 h leave 72 h if one attempt fails: enough for 47 h on V100s, not for the 94 h of
+    a 4-GPU layout, for which it names the attempts that would be."""
+    from xling.cluster.expected import Expected
+    from xling.cluster.plan import format_attempts
+
+    def job(hours):
+        return JobRequest(
+            "pretrain_model", "pretrain", gpus=4, cpus=16, minutes=(1440.0,) * 4,
+            expected=Expected(hours, 4),
+        )  # fmt: skip
+
+    fine = format_attempts(job({"V100": (27.0, 47.0), "A100": (11.0, 19.0)}))
+    assert (
+        fine
+        == "4 attempt(s) give 96 h, 72 h if one fails: they cover the slow end on every GPU type."
+    )
+    short = format_attempts(job({"V100": (54.0, 94.0), "A100": (22.0, 38.0)}))
+    assert "SHORT of the slow end on V100 (up to 94 h)" in short and "A100" not in short
+    assert "config pretrain.attempts >= 5 at pretrain.runtime_minutes 1,440" in short
+
+
+def test_the_plan_refuses_a_stop_margin_the_profiles_signal_beats():
+    from xling.cluster.expected import Expected
+    from xling.cluster.plan import StudyPlan, slurm_resources, stop_margin_refusals
+
+    resources = {"gpu": 8, "mpi": "srun", "slurm_extra": "--signal=TERM@600", "runtime": 60}
+    job = JobRequest(
+        "pretrain_model", "pretrain", gpus=8, cpus=32, minutes=(1440.0,),
+        expected=Expected({"A100": (1.0, 2.0)}, 8), slurm=slurm_resources(resources),
+    )  # fmt: skip
+    assert job.slurm == {"gpu": 8, "mpi": "srun", "slurm_extra": "--signal=TERM@600"}
+
+    def refusals(pretrain):
+        plan = StudyPlan([job, job], 2, 10, {}, set(), set(), {"pretrain": pretrain})
+        return stop_margin_refusals(plan)
+
+    [(problem, change)] = refusals({"stop_margin_minutes": 10})
+    assert refusals({"stop_margin_minutes": 10})[(problem, change)] == ["pretrain_model"]
+    assert "stop_margin_minutes = 10 is not above" in problem
+    assert refusals({"stop_margin_minutes": 15}) == {}
+    assert refusals({}) == {}  # the default margin (15) outlasts TERM@600

@@ -21,6 +21,7 @@ from xling.cluster.preflight import Settings, preflight
 REPO = Path(__file__).resolve().parents[1]
 OUTPUTS = Path(__file__).with_name("cluster") / "slurm_outputs"
 SITE, TEST_CLUSTER = OUTPUTS / "site", OUTPUTS / "test_cluster"
+RESTRICTED = OUTPUTS / "restricted"
 
 
 def recorded(folder: Path, missing: dict[str, str] | None = None):
@@ -34,6 +35,7 @@ def recorded(folder: Path, missing: dict[str, str] | None = None):
         ("sacctmgr", "qos"): "sacctmgr_qos.txt",
         ("sacctmgr", "user"): "sacctmgr_user.txt",
         ("squeue", "--user"): "squeue.txt",
+        ("id", "-Gn"): "id_groups.txt",
     }
 
     def run(argv):
@@ -214,7 +216,7 @@ def test_no_pin_on_a_partition_of_several_gpu_types_is_a_warning(site):
 
 def test_nodes_cpus_and_memory_beyond_the_partitions_nodes_are_errors(site):
     too_many = request("pretrain_model", gpus=12, nodes=3, gpus_per_node=4, gpu_model="a100")
-    error = one(findings_of([too_many], site), "error", "pretrain_model", "3 nodes")
+    error = one(findings_of([too_many], site), "error", "pretrain_model", "asks for 3 node(s)")
     assert error.change.startswith("set-resources: pretrain_model: nodes")
     hungry = request("finetune_run", gpu_model="a100", cpus=96, mem_mb=(32000.0, 640000.0))
     found = findings_of([hungry], site)
@@ -260,8 +262,9 @@ def test_accounts_and_qos_are_the_users_and_admitted(site):
 
 
 def test_a_pretraining_that_its_attempts_cannot_cover_names_the_attempts(site):
-    """On the pinned V100s a model needs 27 to 47 h: one day is too little, 40 h may be."""
-    expected = Expected({"A100": (11.0, 19.0), "V100": (27.0, 47.0), "H100": (3.4, 6.0)})
+    """On the pinned V100s a model needs 27 to 47 h: one day is too little even at best (an
+    error), 2 x 20 h leave no failed attempt to spare at the slow end (a warning), 4 x 24 h do."""
+    expected = Expected({"A100": (11.0, 19.0), "V100": (27.0, 47.0), "H100": (3.4, 6.0)}, 4)
 
     def pretraining(minutes):
         return request(
@@ -269,12 +272,14 @@ def test_a_pretraining_that_its_attempts_cannot_cover_names_the_attempts(site):
         )
 
     found = findings_of([pretraining((1440,))], site)
-    error = one(found, "error", "pretrain_model", "expected to train 27-47 h on V100s")
-    assert "1 attempt(s) give 24 h" in error.problem
-    assert error.change.startswith("config pretrain.attempts x pretrain.runtime_minutes")
+    error = one(found, "error", "pretrain_model", "expected to train 27-47 h on 4 V100s")
+    assert "1 attempt(s) give 24 h, 0 h if one fails" in error.problem
+    assert error.change.startswith("config pretrain.attempts, to at least 3, or pretrain.runtime")
     found = findings_of([pretraining((1200, 1200))], site)
     assert ("error", "pretrain_model") not in found
-    one(found, "warning", "pretrain_model", "2 attempt(s) give 40 h")
+    one(found, "warning", "pretrain_model", "2 attempt(s) give 40 h, 20 h if one fails")
+    found = findings_of([pretraining((1440,) * 4)], site)
+    assert not [f for f in found.get(("warning", "pretrain_model"), []) if "attempt" in f.problem]
 
 
 @pytest.mark.parametrize("gpus, refused", [(8, False), (4, False), (3, False), (5, True)])
@@ -297,7 +302,143 @@ def test_nothing_readable_checks_nothing_and_says_so():
         lambda argv: (127, "", f"no {argv[0]} on this machine"), user="bob"
     )
     assert preflight(settings([request("finetune_run", minutes=(99999,))], jobs=10**6), facts) == []
-    assert len(facts.unread) == 7
+    assert len(facts.unread) == 8
+
+
+# --------------------------------------------------------------------------- what sbatch refuses
+@pytest.fixture(scope="module")
+def restricted():
+    """SLURM's own answers for partitions that refuse jobs (tests/cluster/slurm_outputs/README.md),
+    read as the user nobody on the host vm; no accounting database."""
+    refused = (TEST_CLUSTER / "sacctmgr.stderr").read_text()
+    runner = recorded(RESTRICTED, {"sacctmgr": refused})
+    return slurminfo.read_cluster(runner, user="nobody", host="vm")
+
+
+def test_the_restricted_partitions_parse():
+    partitions = slurminfo.parse_partitions(
+        (RESTRICTED / "scontrol_show_partition.txt").read_text()
+    )
+    gpu, v100 = partitions["gpu"], partitions["v100"]
+    assert gpu.allow_groups == ("nlp", "ml") and gpu.max_cpus_per_node == 48
+    assert gpu.max_mem_per_cpu_mb == 8000 and gpu.default_memory == {"CPU": 4000}
+    assert v100.min_nodes == 2 and v100.deny_qos == ("long",) and v100.exclusive_user
+    assert v100.default_memory == {"GPU": 64000} and v100.tres["node"] == "6"
+    assert (partitions["closing"].state, partitions["retired"].state) == ("DRAIN", "INACTIVE")
+    assert partitions["admin"].root_only and partitions["reserved"].requires_reservation
+    assert partitions["campus"].alloc_nodes == ("login1", "login2")
+    assert slurminfo.expand_hostlist("g[001-002,010],login") == ["g001", "g002", "g010", "login"]
+
+
+@pytest.mark.parametrize(
+    ("partition", "asked", "severity", "fragment"),
+    [
+        ("closing", {}, "error", "partition closing is DRAIN: sbatch refuses every job there"),
+        ("retired", {}, "error", "partition retired is INACTIVE"),
+        ("admin", {}, "error", "takes root's jobs only (RootOnly=YES); they run as nobody"),
+        ("reserved", {}, "error", "takes jobs of a reservation only (ReqResv=YES)"),
+        ("campus", {}, "error", "submitted from login1, login2 only (AllocNodes); this is vm"),
+        ("campus", {"qos": "low"}, "error", "admits the QOS normal, high only; QOS low"),
+        ("gpu", {}, "error", "admits the groups nlp, ml only; nobody is in nogroup (id -Gn)"),
+        ("v100", {"nodes": 1}, "error", "asks for 1 node(s); partition v100 takes jobs of 2 to"),
+        ("v100", {"nodes": 2, "qos": "long"}, "error", "refuses QOS long (DenyQos)"),
+        ("gpu", {"cpus": 56}, "error", "56 CPUs a node; partition gpu gives a job at most 48"),
+        ("gpu", {"mem_mb": (480000.0,)}, "error", "raises its CPUs to 60, more than a node"),
+        (
+            "gpu",
+            {"mem_mb": (300000.0,), "cpus": 32},
+            "warning",
+            "raises its CPUs to 38, and charges",
+        ),
+    ],
+)
+def test_what_sbatch_refuses_the_preflight_refuses_first(
+    restricted, partition, asked, severity, fragment
+):
+    """Each case is one that sbatch refused, or took and never ran, on the recorded cluster."""
+    options = {"cpus": 40, "mem_mb": (32000.0,), **asked}
+    nodes = options.pop("nodes", 1)
+    job = request("finetune_run", partition=partition, gpus=nodes, nodes=nodes, **options)
+    finding = one(findings_of([job], restricted), severity, "finetune_run", fragment)
+    assert finding.change
+
+
+@pytest.mark.parametrize(
+    ("partition", "asked"),
+    [("admin", {"user": "root"}), ("reserved", {"slurm_extra": "--reservation=maint"}),
+     ("campus", {"host": "login1"}), ("v100", {"nodes": 2})],
+)  # fmt: skip
+def test_what_sbatch_takes_passes(partition, asked):
+    refused = (TEST_CLUSTER / "sacctmgr.stderr").read_text()
+    user, host = asked.pop("user", "nobody"), asked.pop("host", "vm")
+    facts = slurminfo.read_cluster(recorded(RESTRICTED, {"sacctmgr": refused}), user, host)
+    nodes = asked.pop("nodes", 1)
+    job = request("finetune_run", partition=partition, gpus=nodes, nodes=nodes, **asked)
+    assert ("error", "finetune_run") not in findings_of([job], facts)
+
+
+def test_a_job_that_asks_no_memory_gets_the_partitions_default(restricted):
+    from xling.cluster.preflight import job_memory
+
+    partitions = restricted.partitions
+    gpus = request("finetune_run", partition="v100", gpus=4, mem_mb=(), cpus=8)
+    assert job_memory(gpus, partitions["v100"])[:2] == (
+        256000,
+        "the partition's DefMemPerGPU, asking none",
+    )
+    cpus = request("cka", partition="cpu", gpus=0, mem_mb=(), cpus=16)
+    assert job_memory(cpus, partitions["cpu"])[0] == 16 * 3900
+    per_cpu = request("cka", partition="cpu", gpus=0, mem_mb=(), cpus=16, mem_mb_per_cpu=2000)
+    assert job_memory(per_cpu, partitions["cpu"])[:2] == (32000, "mem_mb_per_cpu x 16 CPUs")
+
+
+# --------------------------------------------------------------------------- pretraining's own
+PAPER_MODEL = {"layers": 8, "dim": 768, "heads": 12, "ffn_dim": 3072, "dropout": 0.1}
+
+
+def pretraining_request(precision="auto", **slurm):
+    """Wu et al.'s model, global batch 8 x 96, on 4 V100s of the site."""
+    pretrain = {"seq_len": 256, "batch_size": 96, "world_size": 8, "total_steps": 416800}
+    pretrain["precision"] = precision
+    job = request(
+        "pretrain_model", gpus=4, minutes=(1440,) * 4, cpus=16, mem_mb=(128000.0,),
+        expected=Expected({"V100": (50.0, 90.0)}, 4), **slurm,
+    )  # fmt: skip
+    from dataclasses import replace
+
+    trained = {"model": PAPER_MODEL, "pretrain": pretrain, "languages": ["en", "fr"]}
+    return replace(job, pretraining=trained), pretrain
+
+
+def test_a_process_beyond_its_gpus_memory_names_the_micro_batch_that_fits(site):
+    """fp32 at micro-batch 96 needs more than a 16 GB V100: the warning names the largest part
+    of a block of 96 that fits; a 32 GB V100 (its constraint says so) holds it whole."""
+    job, pretrain = pretraining_request("fp32", gpu_model="v100")
+    found = findings_of([job], site, pretrain=pretrain)
+    warning = one(found, "warning", "pretrain_model", "more than a 16 GB V100 has")
+    assert "micro-batches of 96 streams" in warning.problem
+    fits = int(re.search(r"pretrain\.micro_batch: (\d+)", warning.change).group(1))
+    assert 96 % fits == 0 and fits < 96
+    job, _ = pretraining_request("fp32", gpu_model="v100", constraint="v100_32gb")
+    found = findings_of([job], site, pretrain=pretrain)
+    assert not [f for f in found.get(("warning", "pretrain_model"), []) if "GiB" in f.problem]
+    # the config's micro_batch is what a process holds at once
+    job, _ = pretraining_request("fp32", gpu_model="v100")
+    found = findings_of([job], site, pretrain={**pretrain, "micro_batch": fits})
+    assert not [f for f in found.get(("warning", "pretrain_model"), []) if "GiB" in f.problem]
+
+
+@pytest.mark.parametrize(
+    ("margin", "refused"), [(10, True), (11, True), (11.5, False), (15, False)]
+)
+def test_a_stop_margin_the_profiles_signal_beats_is_refused(site, margin, refused):
+    """--signal=TERM@600 may come 660 s before the limit: the margin must be above 11 minutes."""
+    job, pretrain = pretraining_request(gpu_model="v100", slurm_extra="--signal=TERM@600")
+    found = findings_of([job], site, pretrain={**pretrain, "stop_margin_minutes": margin})
+    errors = [f for f in found.get(("error", "pretrain_model"), []) if "stop_margin" in f.problem]
+    assert bool(errors) is refused
+    if refused:
+        assert errors[0].change.startswith("config pretrain.stop_margin_minutes, to more than 11")
 
 
 # --------------------------------------------------------------------------- a real cluster

@@ -358,3 +358,28 @@ def test_a_pack_of_runs_asks_for_its_runs_wall_time_at_every_attempt(task, runs,
     runtime = str(load_profile()["set-resources"]["finetune_pack"]["runtime"])
     names = {"wildcards": SimpleNamespace(task=task, runs=str(runs))}
     assert {eval(runtime, {**names, "attempt": attempt}) for attempt in (1, 2, 3)} == {minutes}
+
+
+def test_the_two_node_example_passes_the_preflights_global_batch_check():
+    """The commented two-node layout (mpi: srun, 2 x 4 GPUs) as the plan reads a job's
+    resources: 8 processes split the paper's 8 x 96 streams, so the preflight accepts it."""
+    from xling.cluster.expected import Expected
+    from xling.cluster.gpus import gpus_of
+    from xling.cluster.plan import JobRequest, StudyPlan, slurm_resources
+    from xling.cluster.preflight import Settings, check_global_batch
+    from xling.cluster.slurminfo import ClusterFacts
+
+    [two_nodes] = [r for r in node_layout_examples().values() if int(r.get("nodes", 1)) == 2]
+    slurm = slurm_resources(two_nodes)
+    assert slurm["mpi"] == "srun"
+    job = JobRequest(
+        "pretrain_model", "pretrain", gpus=gpus_of(two_nodes), cpus=32, minutes=(1440.0,),
+        partition="gpu", expected=Expected({"A100": (10.0, 20.0)}, 8), slurm=slurm,
+    )  # fmt: skip
+    config = {"pretrain": {"world_size": 8, "batch_size": 96}}
+    plan = StudyPlan([job], 2, 10, {"pretrain_model": set(two_nodes)}, set(), set(), config)
+    assert check_global_batch(Settings(plan, "slurm/config.yaml", True), ClusterFacts()) == []
+    # without mpi (the plan's resources before it kept it) the job could not start its nodes
+    del slurm["mpi"]
+    [refused] = check_global_batch(Settings(plan, "slurm/config.yaml", True), ClusterFacts())
+    assert "needs the resources mpi" in refused.problem

@@ -1,5 +1,5 @@
-"""The scripts that take work off a cluster's login node (slurm/): the downloads alone, the envs
-built on a compute node, and Snakemake itself as a chain of long CPU jobs."""
+"""The scripts of a cluster's first run (slurm/): the downloads alone and the envs, both where the
+internet is (a login or data-transfer node), and Snakemake itself as a chain of long CPU jobs."""
 
 from __future__ import annotations
 
@@ -17,7 +17,15 @@ from tests.cluster.local_slurm import LocalSlurm
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-SCRIPTS = ("downloads.sh", "envs.sbatch", "controller.sbatch")
+SCRIPTS = ("downloads.sh", "envs.sh", "controller.sbatch")
+# The compiler flags of eflomal 2.0.0's src/Makefile, which pip runs as it builds the text env.
+EFLOMAL_FLAGS = "-Ofast -march=native -Wall --std=gnu99 -Wno-unused-function -g -fopenmp"
+EFLOMAL_MAKEFILE = f'CFLAGS={EFLOMAL_FLAGS}\nall:\n\t@echo "$(CC) $(CFLAGS)"\n'
+# Stands in for Snakemake: says where it ran and with what, then builds "eflomal" as pip would.
+FAKE_ENV_BUILD = """#!/usr/bin/env bash
+echo "in $PWD: snakemake $*"
+make -s -C {makefile_dir} all
+"""
 
 
 def download_rules_of_the_script() -> list[str]:
@@ -58,6 +66,27 @@ def test_the_downloads_script_plans_the_downloads_and_nothing_else():
     assert total > 0 and sum(map(int, counts.values())) == total
     assert set(counts) <= set(download_rules_of_the_script())
     assert {"download_wikipedia", "download_commoncrawl", "download"} <= set(counts)
+
+
+def test_the_envs_script_builds_only_the_envs_and_eflomal_for_any_cpu(tmp_path):
+    """Where it runs (a login node) is likely not where eflomal's aligner runs: pip's build of it
+    gets the Makefile's flags without -march=native, through MAKEFLAGS."""
+    (tmp_path / "Makefile").write_text(EFLOMAL_MAKEFILE)
+    fake = tmp_path / "snakemake"
+    fake.write_text(FAKE_ENV_BUILD.format(makefile_dir=tmp_path))
+    fake.chmod(0o755)
+    done = subprocess.run(
+        ["bash", str(REPO / "slurm/envs.sh"), "--configfile", "my.yaml"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "SNAKEMAKE": str(fake)},
+        timeout=60, check=True,
+    )  # fmt: skip
+    ran, compiled = done.stdout.splitlines()
+    expected = "snakemake --profile slurm --conda-create-envs-only all --configfile my.yaml"
+    assert ran == f"in {REPO}: {expected}"
+    flags = compiled.split()[1:]
+    assert "-march=native" not in flags and not any(f.startswith("-march") for f in flags)
+    # every other flag of the Makefile's stays, the optimisation and OpenMP above all
+    assert flags == [flag for flag in EFLOMAL_FLAGS.split() if flag != "-march=native"]
 
 
 # ------------------------------------------------------------------ the controller on SLURM

@@ -27,7 +27,8 @@ commands edit or rewrite them), the cheapest faithful way:
   all of them, which builds each plan once: the two commands on one plan read it together, as
   ``read_plan`` gives it. ``sinfo``, ``scontrol``, ``sacctmgr`` and ``squeue`` are fakes that
   answer with the site's outputs recorded for tests/test_cluster_preflight.py;
-* ``bash slurm/downloads.sh``: with ``-n``, the script's own dry run;
+* ``bash slurm/downloads.sh``: with ``-n``, the script's own dry run; ``bash slurm/envs.sh``:
+  run with a recorder as Snakemake, whose command line Snakemake's parser must accept;
 * ``sbatch SCRIPT ...``: ``bash -n``, its ``#SBATCH`` lines read as sbatch reads them, then the
   script run outside SLURM with ``SNAKEMAKE`` a recorder, and the Snakemake command it would run
   parsed by Snakemake (tests/test_cluster_scripts.py submits the controller to a real SLURM
@@ -662,6 +663,25 @@ def sbatch(scratch: Scratch, line: Line, match: re.Match) -> Check:
     return check
 
 
+def envs_script(scratch: Scratch, line: Line, match: re.Match) -> Check:
+    """slurm/envs.sh run with a recorder as Snakemake, whose command line Snakemake's parser must
+    accept: the profile's, building the envs only."""
+    argv_file = scratch.session.directory("argv-envs")
+    env = {"SNAKEMAKE": str(scratch.session.recorder), "RECORDED_ARGV": str(argv_file)}
+    ran = bash(line.text, scratch.root, environment(**env), 60)
+    argv = argv_file.read_text().split("\0")[:-1] if argv_file.exists() else []
+    key = scratch.session.parse(scratch, [*argv, "--dry-run"], line) if argv else None
+
+    def check() -> None:
+        assert ran.returncode == 0, ran.tail()
+        assert "--conda-create-envs-only" in argv, argv
+        parsed = scratch.session.result(key)
+        assert parsed["error"] is None, parsed["error"]
+        assert parsed["profile"] in ("slurm", ["slurm"]), parsed
+
+    return check
+
+
 def report_tool(scratch: Scratch, line: Line, match: re.Match) -> Check:
     """A comparison or rewrite of the runs' results, for real, on their stand-ins."""
     tool = match.group("tool")
@@ -743,6 +763,7 @@ HANDLERS: list[tuple[re.Pattern, Callable[[Scratch, Line, re.Match], Check]]] = 
     (re.compile(rf"{SNAKEMAKE}(?: [^;|&<>$`]*)?"), snakemake_dry_run),
     (re.compile(rf"{PYTHON} -m xling\.cluster\.(?P<tool>plan|preflight)(?: .*)?"), cluster_tool),
     (re.compile(r"bash slurm/downloads\.sh(?: .*)?"), downloads),
+    (re.compile(r"bash slurm/envs\.sh(?: .*)?"), envs_script),
     (re.compile(r"sbatch (?:--\S+ )*slurm/\w+\.sbatch(?: .*)?"), sbatch),
     (
         re.compile(

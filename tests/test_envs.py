@@ -1,8 +1,9 @@
 """Per-rule conda envs (envs/*.yaml), checked without conda (no channel is reachable here): every
 module a rule's script imports, directly or through src/xling, is provided by the rule's env; every
-package is pinned, within pyproject's ranges; the GPU rules get a CUDA build of torch, whichever
-`cluster.torch_build` picks."""
+package is pinned, within pyproject's ranges, to the version the tests run with; the GPU rules
+get a CUDA build of torch, whichever `cluster.torch_build` picks."""
 
+import importlib.metadata
 import re
 from pathlib import Path
 
@@ -161,3 +162,31 @@ def test_the_config_key_offers_exactly_the_builds_that_have_envs():
     key = schema["properties"]["cluster"]["properties"]["torch_build"]
     assert set(key["enum"]) == set(BUILDS) and key["default"] == DEFAULT_BUILD
     assert all((REPO / build.env_file).is_file() for build in BUILDS.values())
+
+
+# Pins that may differ from the test venv's version, and why. Nothing else may: a pin is what the
+# suite was run with, so that a cluster's envs run the code tested here.
+# * torch: the venv holds the CPU build (2.13.0+cpu, `make`'s CPU wheel), the envs the CUDA ones
+#   (PyPI's 2.13.0, 2.13.0+cu126): the local label names the build, so the versions compare
+#   without it (the release must be the same).
+# * pip: the installer conda puts in each env, not a package the code imports; the venv's own is
+#   whatever `python -m venv` brought.
+LOCAL_LABEL_ONLY = {"torch"}
+INSTALLER_ONLY = {"pip"}
+
+
+@pytest.mark.parametrize("path", ENV_FILES, ids=lambda p: p.name)
+def test_env_pins_are_the_versions_the_tests_run_with(path):
+    differing = []
+    for name, (_, pinned) in pinned_packages(path).items():
+        if name in INSTALLER_ONLY:
+            continue
+        try:
+            installed = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue  # python, and what the venv lacks: nothing to compare with
+        if name in LOCAL_LABEL_ONLY:
+            installed, pinned = Version(installed).public, Version(pinned).public
+        if Version(installed) != Version(pinned):
+            differing.append(f"{name}=={pinned} (the tests run with {installed})")
+    assert not differing, f"envs/{path.name}: pin {', '.join(differing)} as tested"

@@ -4,12 +4,13 @@
 import os
 import signal
 import subprocess
+import sys
 import time
 from datetime import datetime
 
 import pytest
 
-from xling.jobs.deadline import JobEnd, parse_end_time, slurm_job_end, stop_time
+from xling.jobs.deadline import JobEnd, parse_end_time, process_start_time, slurm_job_end, stop_time
 from xling.jobs.signals import StopRequest
 
 END = datetime(2026, 11, 28, 12, 30, 0)
@@ -72,8 +73,25 @@ def test_a_stop_request_notes_signals_and_the_clock():
     with StopRequest(stop_at=150.0, clock=lambda: now[0]) as stop:
         assert stop.signal is None and not stop.out_of_time
         os.kill(os.getpid(), signal.SIGUSR1)
-        assert stop.signal == signal.SIGUSR1
+        assert stop.signal == signal.SIGUSR1 and stop.signal_time == 100.0
         now[0] = 150.0
         assert stop.out_of_time
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert stop.signal == signal.SIGTERM and stop.signal_time == 100.0  # the first's time
     assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL
     assert not StopRequest().out_of_time
+
+
+def test_a_process_knows_when_it_started():
+    """What the resume time of an attempt counts from: the process's start, before its imports."""
+    before = time.time()
+    code = "from xling.jobs.deadline import process_start_time; print(process_start_time())"
+    child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    after = time.time()
+    started = float(child.stdout)
+    assert before - 0.02 <= started <= after  # /proc counts in clock ticks (10 ms)
+    assert process_start_time() <= before
+
+
+def test_without_proc_the_start_is_unknown(tmp_path):
+    assert process_start_time(stat=str(tmp_path / "stat"), uptime=str(tmp_path / "up")) is None

@@ -10,8 +10,8 @@ import torch
 from xling.model import MLMEncoder
 from xling.model.config import EncoderConfig
 from xling.model.precision import native_precision
-from xling.pretrain.batching import plan_batches
-from xling.pretrain.data import MASK_ID, StreamSampler
+from xling.pretrain.batching import block_parts, plan_batches
+from xling.pretrain.data import MASK_ID, StreamSampler, cut_block
 from xling.pretrain.distributed import Runtime
 from xling.pretrain.loop import _accumulate, _prepare, _update
 from xling.pretrain.masking import mask_tokens
@@ -142,7 +142,10 @@ def test_accumulating_k_micro_batches_is_one_batch_k_times_the_size(k):
         micro_batches.append([torch.from_numpy(np.ascontiguousarray(a)) for a in arrays])
     counts = torch.tensor([float(len(m[1])) for m in micro_batches], dtype=torch.float64)
     assert k == 1 or len(set(counts.tolist())) > 1, "micro-batches of unequal selections"
-    prepared = SimpleNamespace(micro_batches=micro_batches, counts=counts, weighted=k > 1)
+    whole_blocks = [(block, 0) for block in range(k)]
+    prepared = SimpleNamespace(
+        micro_batches=micro_batches, counts=counts, weighted=k > 1, parts=whole_blocks, planned=k
+    )
     batch = SimpleNamespace(step=1, lang="en", blocks=range(k))
     step_loss = _accumulate(parts, MaskedLMObjective(parts.model), batch, prepared)
     for got, want in zip((p.grad for p in parts.model.parameters()), whole_grads, strict=True):
@@ -176,6 +179,100 @@ def test_prepare_masks_each_micro_batch_by_its_number():
         (tensors,) = prepared(2, rank, 1).values()
         for got, want in zip(tensors, accumulated[rank], strict=True):
             assert torch.equal(got, want)
+
+
+# --------------------------------------------------------------------------- micro-batches
+@pytest.mark.parametrize(
+    ("block", "micro_batch", "parts"),
+    [(96, None, 1), (96, 96, 1), (96, 200, 1), (96, 48, 2), (96, 40, 3), (96, 7, 16), (21, 10, 3)],
+)
+def test_a_block_is_cut_into_the_fewest_equal_parts_of_at_most_the_micro_batch(
+    block, micro_batch, parts
+):
+    assert block_parts(block, micro_batch) == parts
+    assert block % parts == 0 and block // parts <= (micro_batch or block)
+
+
+def test_the_plan_describes_the_parts_a_micro_batch_cuts():
+    plan = plan_batches(8, 96, processes=8)
+    assert plan.describe() == "768 streams a step = 8 process(es) x 1 micro-batch(es) of 96"
+    assert plan.describe(48).endswith("each trained in 2 parts of 48")
+    assert (plan.streams_at_once(), plan.streams_at_once(48)) == (96, 48)
+
+
+def test_a_part_without_a_selected_position_is_left_out():
+    input_ids = np.arange(4 * 3).reshape(4, 3)
+    selected = np.array([0, 2, 10])  # rows 0 and 3: parts 0 and 3 of 4
+    cut = cut_block((input_ids, selected, np.array([7, 8, 9])), micro_batch=1)
+    assert [part for part, _ in cut] == [0, 3]
+    (_, (ids, positions, targets)) = cut[1]
+    assert ids.tolist() == [[9, 10, 11]] and positions.tolist() == [1] and targets.tolist() == [9]
+    [(part, arrays)] = cut_block((input_ids, selected, np.array([7, 8, 9])), micro_batch=None)
+    assert part == 0 and arrays[0] is input_ids  # a whole block passes as it is
+
+
+def _step_update(processes: int, micro_batch: int | None) -> list[torch.Tensor]:
+    """The parameters after one step of the global batch 8 x 4 over ``processes`` simulated
+    ranks, each block of 4 cut into parts of at most ``micro_batch``: every rank's sampler and
+    masks as in a job, their micro-batches weighed as DDP's average of the ranks would."""
+    settings = PretrainSettings(
+        world_size=8, batch_size=4, micro_batch=micro_batch, seq_len=8, clip_grad_norm=0.0
+    )
+    plan = plan_batches(settings.world_size, settings.batch_size, processes)
+    rng = np.random.default_rng(0)
+    streams = {"en": rng.integers(5, 40, 2000)}
+    inputs = SimpleNamespace(replacement_ids=lambda lang: np.arange(5, 40))
+    merged = SimpleNamespace(micro_batches=[], counts=[], weighted=True, parts=[], planned=0)
+    for rank in range(processes):
+        sampler = StreamSampler(
+            streams, {"en": 1.0}, seq_len=8, batch_size=plan.micro_batch, seed=2,
+            world_size=processes, rank=rank, accumulation=plan.accumulation,
+        )  # fmt: skip
+        runtime = Runtime(rank, rank, processes, torch.device("cpu"))
+        batch, ready = _prepare(sampler.batch(3, {}), settings=settings, runtime=runtime,
+                                inputs=inputs)  # fmt: skip
+        merged.micro_batches += ready.micro_batches
+        merged.counts += ready.counts.tolist()
+        merged.parts += ready.parts
+        merged.planned += ready.planned
+    assert len(merged.micro_batches) == 8 * block_parts(4, micro_batch)
+    merged.counts = torch.tensor(merged.counts, dtype=torch.float64)
+    trainer = _trainer(settings, _model())
+    _accumulate(trainer, MaskedLMObjective(trainer.model), batch, merged)
+    _update(trainer)
+    return [p.detach().clone() for p in trainer.model.parameters()]
+
+
+@pytest.mark.parametrize("processes", [8, 4, 1])
+def test_a_micro_batch_of_half_the_batch_gives_the_update_of_whole_blocks(processes):
+    """float64, no dropout: micro-batch 2 of batch_size 4 (the paper's 48 of 96: 16 micro-batches
+    of 48 in the global batch of 768) on 8, 4 or 1 process(es) updates the model as 8 processes
+    of whole blocks of 4 do: the blocks are masked before they are cut."""
+    whole = _step_update(8, None)
+    for got, want in zip(_step_update(processes, 2), whole, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-9)
+    moved = _model()
+    assert any(not torch.equal(a, b) for a, b in zip(whole, moved.parameters(), strict=True))
+
+
+def test_without_a_micro_batch_a_block_trains_whole_as_before():
+    """micro_batch unset or at least the block: one micro-batch a block, part 0, whose dropout
+    seed is the block's own (the demo computes what it did before the setting existed)."""
+    from xling.pretrain.data import step_seed
+
+    settings = PretrainSettings(batch_size=2, seq_len=8)
+    inputs = SimpleNamespace(replacement_ids=lambda lang: np.arange(5, 50))
+    streams = {"en": np.random.default_rng(0).integers(5, 50, 800)}
+    sampler = StreamSampler(streams, {"en": 1.0}, seq_len=8, batch_size=2, seed=1, accumulation=3)
+    runtime = Runtime(0, 0, 1, torch.device("cpu"))
+    batch = sampler.batch(5, {})
+    _, unset = _prepare(batch, settings=settings, runtime=runtime, inputs=inputs)
+    settings.micro_batch = 2
+    _, at_block = _prepare(batch, settings=settings, runtime=runtime, inputs=inputs)
+    assert unset.parts == at_block.parts == [(0, 0), (1, 0), (2, 0)]
+    for a, b in zip(unset.micro_batches, at_block.micro_batches, strict=True):
+        assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    assert step_seed(7, 5, 2, 0) == step_seed(7, 5, 2) != step_seed(7, 5, 2, 1)
 
 
 # --------------------------------------------------------------------------- precision

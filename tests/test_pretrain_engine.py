@@ -228,7 +228,7 @@ def test_resume_keeps_the_global_batch_not_its_split(corpus, tmp_path):
     # a checkpoint of earlier versions: processes x batch per process, the precision setting
     path = checkpoint_files(tmp_path / ".work")[0]
     state = torch.load(path, weights_only=False)
-    old = {k: v for k, v in state["job"].items() if k not in ("global_batch", "gpu")}
+    old = {k: v for k, v in state["job"].items() if k not in ("global_batch", "compute_capability")}
     state["job"] = {**old, "batch_size": 4, "world_size": 2, "precision": "auto"}
     torch.save(state, path)
     assert pretrain_in_folder(*job, tiny_settings(total_steps=14), log_file=log)["steps"] == 14
@@ -241,13 +241,13 @@ def test_resume_on_another_gpu_or_precision_is_refused_saying_why_and_what_to_do
     pretrain_in_folder(*job, tiny_settings(total_steps=10), keep_work_dir=True)
     (path,) = checkpoint_files(tmp_path / ".work")
     state = torch.load(path, weights_only=False)
-    assert (state["job"]["precision"], state["job"]["gpu"]) == ("fp32", None)
-    state["job"].update(precision="bf16", gpu="NVIDIA A100-SXM4-80GB")
+    assert (state["job"]["precision"], state["job"]["compute_capability"]) == ("fp32", None)
+    state["job"].update(precision="bf16", compute_capability="8.0")
     torch.save(state, path)
     with pytest.raises(RuntimeError) as refused:
         pretrain_in_folder(*job, tiny_settings(total_steps=12))
     message = str(refused.value)
-    assert "trained in bf16 on NVIDIA A100-SXM4-80GB" in message
+    assert "trained in bf16 on GPUs of compute capability 8.0" in message
     assert "continue it in fp32 on the CPU, another arithmetic" in message
     assert "pin the GPU type" in message and "pretrain.precision" in message
     assert f"delete {tmp_path / '.work'}" in message
@@ -262,7 +262,8 @@ def test_finished_outputs_come_back_on_other_gpus(corpus, tmp_path, monkeypatch)
     job = (tmp_path, data_dir, ["en", "fr"], tiny_settings(total_steps=10))
     pretrain_in_folder(*job)
     shutil.rmtree(tmp_path / "model")
-    monkeypatch.setattr(trainer_module, "_hardware", lambda *args: ("bf16", "NVIDIA H100"))
+    h100 = trainer_module.Hardware("bf16", ["NVIDIA H100"], [(9, 0)], [80.0])
+    monkeypatch.setattr(trainer_module, "_hardware", lambda *args: h100)
     log = tmp_path / "log"
     pretrain_in_folder(*job, log_file=log)
     assert "restored" in log.read_text() and "done: selected" not in log.read_text()

@@ -1,7 +1,9 @@
 """Kill a pretraining job (SIGKILL, or SLURM's SIGTERM) at a random step and rerun it: the final
 weights equal those of an uninterrupted run, bit for bit (CPU, deterministic settings). The same
-from the previous checkpoint when the newest is truncated; and a rerun may change the threads."""
+from the previous checkpoint when the newest is truncated; and a rerun may change the threads.
+A retry resumes on GPUs of the same compute capability and precision, whatever their names."""
 
+import functools
 import json
 import os
 import random
@@ -9,16 +11,21 @@ import signal
 import subprocess
 import sys
 import textwrap
+from types import SimpleNamespace
 
 import pytest
 import torch
 from safetensors.torch import load_file
 
 from xling.pretrain import PretrainSettings, pretrain_in_folder, read_curve
-from xling.pretrain.checkpoint import checkpoint_files
+from xling.pretrain.checkpoint import check_same_job, checkpoint_files
+from xling.pretrain.distributed import Runtime
 from xling.pretrain.synthetic import write_synthetic_vocab_dir
+from xling.pretrain.trainer import _hardware
 
 TOTAL_STEPS, CHECKPOINT_STEPS = 30, 4
+# What summary.json measures of a run rather than trains: a resumed run differs there.
+TIMED = ("seconds", "attempts", "tokens_per_s")
 
 # The job runs in a child process so that it can really be killed. It prints every finished step
 # and, when asked, sleeps a little after each so that the parent can kill it mid-run.
@@ -98,7 +105,8 @@ def assert_same_outcome(reference, resumed):
     assert drop(read_curve(resumed / "curve.csv")) == drop(read_curve(reference / "curve.csv"))
     summaries = [json.loads((d / "summary.json").read_text()) for d in (reference, resumed)]
     for summary in summaries:
-        summary.pop("seconds")
+        for timed in TIMED:
+            summary.pop(timed)
     assert summaries[0] == summaries[1]
 
 
@@ -221,3 +229,93 @@ def test_a_rerun_may_use_another_thread_count(job, tmp_path, capsys):
     summaries = [json.loads((d / "summary.json").read_text()) for d in (reference, out)]
     assert summaries[0]["best_step"] == summaries[1]["best_step"]
     assert summaries[1]["best_dev_loss"] == pytest.approx(summaries[0]["best_dev_loss"], rel=1e-4)
+
+
+# --------------------------------------------------------------------------- the hardware key
+def hardware_of(monkeypatch, name: str, capability: tuple[int, int], precision: str = "auto"):
+    """What the trainer records of one process on a GPU of this name and compute capability."""
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: name)
+    properties = SimpleNamespace(total_memory=40 * 2**30)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device=None: properties)
+    return _hardware(precision, Runtime(0, 0, 1, torch.device("cuda", 0)), print)
+
+
+def key_of(hardware) -> dict:
+    """A job key of the same settings and data on ``hardware`` (Trainer.job_key's last entries)."""
+    key = {"global_batch": 8, "languages": ["en", "fr"], "vocab_size": 100, "data": {"en": 1}}
+    return {
+        **key,
+        "precision": hardware.precision,
+        "compute_capability": hardware.compute_capability,
+    }
+
+
+def test_a_retry_resumes_on_a_sibling_gpu_of_the_same_compute_capability(monkeypatch, tmp_path):
+    """Sites put the 40GB and 80GB A100 (or 16GB and 32GB V100) under one gres type: a retry that
+    lands on the other one runs the same kernels, and resumes."""
+    path = tmp_path / "checkpoint-step40.pt"
+    for first, then, capability in [
+        ("NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB", (8, 0)),
+        ("NVIDIA A100 80GB PCIe", "NVIDIA A100-SXM4-40GB", (8, 0)),
+        ("Tesla V100-SXM2-16GB", "Tesla V100-SXM2-32GB", (7, 0)),
+    ]:
+        saved = key_of(hardware_of(monkeypatch, first, capability))
+        now = hardware_of(monkeypatch, then, capability)
+        check_same_job({"job": saved}, key_of(now), path, gpu=now.gpu)
+
+
+@pytest.mark.parametrize(
+    "then, capability, precision, refusal",
+    [
+        ("NVIDIA H100 80GB HBM3", (9, 0), "auto", "bf16 on GPUs of compute capability 9.0"),
+        ("NVIDIA A100-SXM4-80GB", (8, 0), "fp16", "fp16 on GPUs of compute capability 8.0"),
+        ("Tesla V100-SXM2-32GB", (7, 0), "auto", "fp16 on GPUs of compute capability 7.0"),
+    ],
+)
+def test_a_retry_on_another_compute_capability_or_precision_is_refused(
+    monkeypatch, tmp_path, then, capability, precision, refusal
+):
+    saved = key_of(hardware_of(monkeypatch, "NVIDIA A100-SXM4-40GB", (8, 0)))
+    now = hardware_of(monkeypatch, then, capability, precision)
+    was = "was trained in bf16 on GPUs of compute capability 8.0"
+    with pytest.raises(RuntimeError, match=f"{was}; this job would continue it in {refusal}"):
+        check_same_job({"job": saved}, key_of(now), tmp_path / "c.pt", gpu=now.gpu)
+
+
+@pytest.mark.parametrize(
+    "saved_gpu, then, capability, resumes",
+    [
+        ("NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB", (8, 0), True),
+        ("NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM3", (9, 0), False),
+        ("NVIDIA A10", "NVIDIA A100-SXM4-80GB", (8, 0), False),  # A10 is sm_86
+        ("NVIDIA Future X1", "NVIDIA Future X1", (12, 0), True),  # unknown, but the same name
+        ("NVIDIA Future X1", "NVIDIA Future X2", (12, 0), False),
+    ],
+)
+def test_a_checkpoint_that_names_its_gpu_resumes_where_the_capability_matches(
+    monkeypatch, tmp_path, saved_gpu, then, capability, resumes
+):
+    """The version before keyed a resume on the GPU's name: its checkpoints read the name as its
+    compute capability."""
+    legacy = {**key_of(hardware_of(monkeypatch, then, capability)), "gpu": saved_gpu}
+    legacy.pop("compute_capability")
+    now = hardware_of(monkeypatch, then, capability)
+    check = functools.partial(check_same_job, {"job": legacy}, key_of(now), tmp_path / "c.pt")
+    if resumes:
+        check(gpu=now.gpu)
+    else:
+        with pytest.raises(RuntimeError, match="was trained in bf16 on GPUs of compute capab"):
+            check(gpu=now.gpu)
+
+
+def test_a_checkpoint_of_the_cpu_resumes_on_the_cpu_only(tmp_path):
+    cpu = _hardware("auto", Runtime(0, 0, 1, torch.device("cpu")), print)
+    assert (cpu.precision, cpu.compute_capability, cpu.gpu) == ("fp32", None, None)
+    legacy = {**key_of(cpu), "gpu": None}
+    legacy.pop("compute_capability")
+    check_same_job({"job": legacy}, key_of(cpu), tmp_path / "c.pt", gpu=None)
+    check_same_job({"job": key_of(cpu)}, key_of(cpu), tmp_path / "c.pt", gpu=None)
+    gpu = {**key_of(cpu), "precision": "bf16", "compute_capability": "8.0"}
+    with pytest.raises(RuntimeError, match=r"trained in fp32 on the CPU; .* bf16 on GPUs"):
+        check_same_job({"job": key_of(cpu)}, gpu, tmp_path / "c.pt")

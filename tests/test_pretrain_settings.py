@@ -54,6 +54,27 @@ def test_resume_key_ignores_only_what_leaves_the_weights_alone():
     assert base.resume_key() == PretrainSettings(total_steps=5, checkpoint_steps=3).resume_key()
     assert base.resume_key() != PretrainSettings(lr=2e-4).resume_key()
     assert base.resume_key() != PretrainSettings(architecture={"sep_layers": 3}).resume_key()
+    # how a job splits its blocks for memory, and when it stops, change no checkpoint's key
+    assert base.resume_key() == PretrainSettings(micro_batch=48).resume_key()
+    assert base.resume_key() == PretrainSettings(stop_margin_minutes=30).resume_key()
+
+
+def test_micro_batch_and_stop_margin_are_job_keys_that_rerun_nothing():
+    from xling.study.keys import PRETRAIN_JOB_KEYS
+
+    assert {"micro_batch", "stop_margin_minutes"} <= set(PRETRAIN_JOB_KEYS)
+
+
+@pytest.mark.parametrize("micro_batch", [0, 97])
+def test_a_micro_batch_outside_one_to_batch_size_is_refused(micro_batch):
+    with pytest.raises(ValueError, match=r"micro_batch must be between 1 and batch_size \(96\)"):
+        PretrainSettings(micro_batch=micro_batch)
+    assert PretrainSettings(micro_batch=96).micro_batch == 96
+
+
+def test_the_default_stop_margin_outlasts_the_profiles_early_signal():
+    """15 minutes, above SLURM's TERM at 600 s plus the 60 s it may come early."""
+    assert PretrainSettings().stop_margin_minutes * 60 > 600 + 60
 
 
 def test_inverse_square_root_schedule_after_linear_warmup():
@@ -100,3 +121,20 @@ def test_the_paper_study_takes_xlm_recipe_adam_epsilon_and_weight_decay():
         0.01,
         (0.9, 0.999),
     )
+
+
+@pytest.mark.parametrize("config", ["config/demo.yaml", "config/config.yaml"])
+def test_a_micro_batch_above_the_batch_is_refused_in_the_config(config):
+    """Before any job: the study's check names the key (a job would refuse it at its start)."""
+    from pathlib import Path
+
+    from xling import study
+
+    repo = Path(__file__).resolve().parents[1]
+    shipped = study.load_yaml(repo / config)
+    batch = shipped["pretrain"]["batch_size"]
+    shipped["pretrain"]["micro_batch"] = batch + 1
+    with pytest.raises(study.keys.ConfigError, match=r"'pretrain\.micro_batch': \d+ streams"):
+        study.validate(shipped, repo / "config/schema.yaml")
+    shipped["pretrain"]["micro_batch"] = max(batch // 2, 1)
+    assert study.validate(shipped, repo / "config/schema.yaml")["pretrain"]["micro_batch"]

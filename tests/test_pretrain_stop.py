@@ -1,6 +1,10 @@
 """A pretraining job stops on its own before its SLURM time limit, with a checkpoint, and needs
-no signal for it; a stop checkpoints before any process leaves (one process, CPU)."""
+no signal for it (unless the pilot leaves an attempt to the signal); a stop checkpoints before
+any process leaves (one process, CPU); the processes of a distributed job agree on a stop one
+step after their vote on it; the pilot's training budget ends a training early."""
 
+import json
+import math
 import os
 import signal
 import time
@@ -100,3 +104,86 @@ def test_a_stop_writes_the_checkpoint_before_any_process_leaves(data_dir, tmp_pa
         pretrain_in_folder(tmp_path, data_dir, ["en", "fr"], settings(),
                            step_callback=signal_after_step_5)  # fmt: skip
     assert events[-2:] == ["step 6", "barrier"]  # the step after the signal
+
+
+class TwoProcessVotes:
+    """StopVotes of process 0, with the other process's readings given: the maximum of both."""
+
+    def __init__(self, others: list[list[float]]):
+        self.others, self.pending, self.cast_after = others, None, []
+
+    def cast(self, values, note=None):
+        other = self.others[len(self.cast_after)]
+        self.cast_after.append(values)
+        self.pending = ([max(a, b) for a, b in zip(values, other, strict=True)], note)
+
+    def count(self):
+        counted, self.pending = self.pending, None
+        return counted
+
+
+def test_processes_stop_one_step_after_the_vote_that_carries_a_signal():
+    """Every step each process casts its reading; the vote is counted after the next step, and a
+    stop there casts no new vote (none is left in flight as the processes leave)."""
+    quiet, signalled_at_90 = [0.0, 0.0, -math.inf, 0.0], [1.0, 0.0, -90.0, 0.0]
+    votes = TwoProcessVotes([quiet, quiet, signalled_at_90, quiet])
+    stop = loop.StopRequest()  # process 0's own: never signalled
+    decisions = [loop._stop_agreed(stop, votes, last=False) for _ in range(4)]
+    # steps 1, 2: nothing; step 3's vote carries the other's signal, counted after step 4
+    assert decisions == [None, None, None, ("by another process's signal", 90.0)]
+    assert len(votes.cast_after) == 3 and votes.pending is None
+
+
+def test_the_signal_a_stop_names_is_the_one_its_vote_was_cast_with():
+    quiet = [0.0, 0.0, -math.inf, 0.0]
+    votes = TwoProcessVotes([quiet, quiet])
+    stop = loop.StopRequest()
+    assert loop._stop_agreed(stop, votes, last=False) is None  # cast: no signal
+    stop.signal, stop.signal_time = signal.SIGTERM, 50.0  # comes after that reading
+    assert loop._stop_agreed(stop, votes, last=False) is None  # counted: none; cast: SIGTERM
+    assert loop._stop_agreed(stop, votes, last=True) == (f"by signal {int(signal.SIGTERM)}", 50.0)
+    votes = TwoProcessVotes([quiet])
+    assert loop._stop_agreed(stop, votes, last=True) is None and votes.cast_after == []
+
+
+def test_processes_end_together_one_step_after_process_0_spent_the_budget():
+    quiet = [0.0, 0.0, -math.inf, 0.0]
+    votes = TwoProcessVotes([quiet, quiet])
+    stop = loop.StopRequest()
+    assert loop._stop_agreed(stop, votes, last=False, spent=True) is None  # cast: spent
+    ended, _ = loop._stop_agreed(stop, votes, last=False)
+    assert ended == loop._BUDGET_SPENT and votes.cast_after[-1][3] == 1.0
+
+
+# The pilot's bounds (config/pilot.yaml): max_train_minutes ends the training early as at
+# total_steps; signal_stop_attempts leaves those attempts' stop to SLURM's signal.
+def test_a_spent_training_budget_finishes_the_model_before_total_steps(
+    data_dir, outside_slurm, tmp_path
+):
+    # Any step takes longer than a millionth of a minute: the first one spends the budget.
+    summary = pretrain_in_folder(
+        tmp_path,
+        data_dir,
+        ["en", "fr"],
+        settings(max_train_minutes=1e-6),
+        log_file=tmp_path / "log",
+    )
+    assert summary["steps"] == 1 < settings().total_steps
+    assert (tmp_path / "model" / "model.safetensors").exists()
+    assert [a["ended"] for a in summary["attempts"]] == ["finished"]
+    assert summary["best_step"] == 1  # evaluated at its last step, as at total_steps
+    assert "pretrain.max_train_minutes (1e-06) of training spent" in (tmp_path / "log").read_text()
+    assert json.loads((tmp_path / "summary.json").read_text())["steps"] == 1
+
+
+def test_an_attempt_left_to_the_signal_does_not_stop_itself(data_dir, outside_slurm, tmp_path):
+    # A job whose end is 1 s away with a margin of 3 s: its time to stop itself is past.
+    outside_slurm.setenv("SLURM_JOB_END_TIME", str(int(time.time()) + 1))
+    few = settings(total_steps=6, eval_interval=6)
+    with pytest.raises(ValueError, match="stop_margin_minutes"):
+        pretrain_in_folder(tmp_path / "own", data_dir, ["en", "fr"], few)
+    left = settings(total_steps=6, eval_interval=6, signal_stop_attempts=(1,))
+    log = tmp_path / "left" / "log"
+    summary = pretrain_in_folder(tmp_path / "left", data_dir, ["en", "fr"], left, log_file=log)
+    assert summary["steps"] == 6
+    assert "pretrain.signal_stop_attempts leaves the stop to SLURM's signal" in log.read_text()

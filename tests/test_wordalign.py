@@ -202,7 +202,7 @@ def test_alignment_error_rate():
 
 @pytest.mark.parametrize(
     "returncode, message",
-    [(-signal.SIGILL, "illegal instruction.*slurm/envs.sbatch"), (1, "aligner failed")],
+    [(-signal.SIGILL, "illegal instruction.*slurm/envs.sh"), (1, "aligner failed")],
 )
 def test_a_failed_aligner_says_why_and_an_illegal_instruction_how_to_rebuild(
     returncode, message, tmp_path, monkeypatch

@@ -12,6 +12,8 @@ def main(smk):
     from pathlib import Path
 
     from xling.cluster import launch_from_resources
+    from xling.cluster.launch import check_stop_margin
+    from xling.jobs.deadline import process_start_time
     from xling.pretrain import PretrainJob, PretrainSettings, pretrain
     from xling.pretrain.batching import plan_batches
 
@@ -19,15 +21,20 @@ def main(smk):
     # How the job runs, not what it trains: not params (changing them must not rerun a finished
     # model), so read from the config itself.
     fields = dict(smk.params.pretrain)
-    for key in ("checkpoint_minutes", "compile_layers", "stop_margin_minutes"):
+    job_keys = ("checkpoint_minutes", "compile_layers", "stop_margin_minutes", "micro_batch")
+    for key in (*job_keys, "max_train_minutes", "signal_stop_attempts"):
         if key in smk.config["pretrain"]:
             fields[key] = smk.config["pretrain"][key]
     threads = smk.threads if launch.in_process else max(smk.threads // launch.processes_per_node, 1)
     settings = PretrainSettings(
         architecture=smk.params.model, seed=smk.params.seed, threads=threads, **fields
     )
-    # Before any process starts: a GPU count that cannot split the global batch stops here.
+    # Before any process starts: a GPU count that cannot split the global batch stops here, and a
+    # stop margin that the profile's early signal would beat.
     plan_batches(settings.world_size, settings.batch_size, launch.world_size)
+    refused = check_stop_margin(settings.stop_margin_minutes, smk.resources.get("slurm_extra"))
+    if refused:
+        raise ValueError("; change ".join(refused))
     tokenizer_dir = Path(smk.input[0]) / "tokenizer"
     if launch.in_process:
         job = PretrainJob(
@@ -42,7 +49,8 @@ def main(smk):
             figure=smk.output.figure,
             figure_title=smk.params.title,
         )
-        summary = pretrain(job)
+        # The attempt's resume time counts from this job's process start (its imports too).
+        summary = pretrain(job, started=process_start_time())
     else:
         summary = run_distributed(smk, launch, settings, tokenizer_dir)
     print({k: summary[k] for k in sorted(summary) if not isinstance(summary[k], dict | list)})

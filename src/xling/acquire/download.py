@@ -43,7 +43,7 @@ from xling.acquire.partial import (
     record_path,
     save_record,
 )
-from xling.base.atomic import atomic_write
+from xling.base.atomic import atomic_write, fsync_directory, fsync_file
 from xling.base.digest import CHUNK, digests
 
 RETRY_AFTER_CAP_SECONDS = 600.0  # a server asking for a longer wait gets this much
@@ -364,7 +364,9 @@ def fetch(
             "download was deleted (a truncated or damaged transfer): run again to download it "
             "again."
         )
+    fsync_file(part)  # the bytes on disk before the name says the download is whole
     os.replace(part, dest)
+    fsync_directory(dest.parent)
     record_path(part).unlink(missing_ok=True)
     # the digest to pin (data.downloads.<name>.sha256), never read back half written
     atomic_write(dest.with_name(dest.name + ".sha256"), [f"{digest}  {dest.name}\n"])

@@ -15,7 +15,8 @@ Two controls for what sentence length alone gives (docs/deviations.md): :func:`l
 a sentence's length in subword tokens as its only feature, whose CKA between two sides is the
 squared correlation of their lengths; and :func:`length_controlled_cka`, the CKA after each side's
 states lose the mean state of the sentences of their length (:func:`length_residuals`), so that
-no function of length alone is left in them. And the measure of Muller et al.'s released code
+no function of length alone is left in them (NaN where a side's lengths are all distinct: nothing
+is left to measure). And the measure of Muller et al.'s released code
 (:func:`rbf_cka`, :func:`windowed_cka`): Kornblith et al.'s kernel CKA with an RBF kernel.
 """
 
@@ -199,37 +200,61 @@ def length_residuals(x, lengths) -> np.ndarray:
 
 def length_controlled_cka(x, y, x_lengths, y_lengths, measure: Measure | None = None) -> float:
     """``measure`` (default :func:`linear_cka`) of ``x`` and ``y`` after each has lost what its
-    own sentences' lengths predict (:func:`length_residuals`). A side with nothing left but
-    length (its residual is rounding next to its centred states) shares nothing else: 0."""
+    own sentences' lengths predict (:func:`length_residuals`).
+
+    NaN where a side's lengths are all distinct: each sentence is then the only one of its length
+    and leaves a zero row whatever its states, so the sentences cannot tell a model's similarity
+    beyond length (not "none": cannot be measured; the csv's cell is empty). Where lengths repeat,
+    a side with nothing left but length (its residual is rounding next to its centred states)
+    shares nothing else: 0."""
     measure = measure or linear_cka
-    residuals = []
+    residuals, nothing_left = [], False
     for states, lengths in ((x, x_lengths), (y, y_lengths)):
         centred = _as_centered_float64(states)
         residual = length_residuals(centred, lengths)
-        if np.linalg.norm(residual) <= _NOTHING_LEFT * np.linalg.norm(centred):
-            return 0.0
+        if np.unique(lengths).size == residual.shape[0]:
+            return float("nan")
+        nothing_left |= bool(np.linalg.norm(residual) <= _NOTHING_LEFT * np.linalg.norm(centred))
         residuals.append(residual)
-    return measure(*residuals)
+    return 0.0 if nothing_left else measure(*residuals)
 
 
 # --- Muller et al.'s released measure ---------------------------------------------------------
 
 
-def _squared_distances(x: np.ndarray) -> np.ndarray:
-    norms = np.einsum("ij,ij->i", x, x)
-    return np.maximum(norms[:, None] + norms[None, :] - 2.0 * (x @ x.T), 0.0)
+# Two rows whose squared distance is below this share of their squared norms are one row to
+# rounding: the Gram form |a|^2 + |b|^2 - 2 a.b is off by about 1e-15 of the norms (1e-13 at most
+# for widths of a few thousand), and a row drawn twice stays a row drawn twice after a rotation
+# whose products round its copies apart by ~1e-16.
+_SAME_ROW = 1e-10
+
+
+def _squared_distances(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The squared distances between the rows of ``x``, exactly 0 between rows equal to rounding
+    (a row and itself, a sentence that a bootstrap resample drew twice), and the mask of the
+    pairs of distinct rows: otherwise the rounding of the Gram form passes for a distance, enters
+    the median and moves with a rotation of the rows."""
+    distances = x @ x.T
+    norms = np.diag(distances).copy()
+    distances *= -2.0  # in place: a few n x n arrays at most (200 MB each at n = 5,000)
+    distances += norms[:, None]
+    distances += norms[None, :]
+    same = distances <= _SAME_ROW * np.add.outer(norms, norms)
+    distances[same] = 0.0
+    return distances, ~same
 
 
 def rbf_gram(x, width: float = 1.0) -> np.ndarray:
     """The RBF kernel's Gram matrix exp(-|xi - xj|^2 / (2 s^2)) of the rows of ``x``, with s
     ``width`` times the median distance between rows: s^2 = width^2 x the median of the non-zero
-    squared distances, as the released code of Muller et al. (width 1; Kornblith et al.'s notebook
-    shows 0.5). NaN where all rows are equal."""
-    distances = _squared_distances(_as_centered_float64(x))
-    nonzero = distances[distances > 0]
-    if nonzero.size == 0:
+    squared distances (those of the pairs of distinct rows), as the released code of Muller et al.
+    (width 1; Kornblith et al.'s notebook shows 0.5). Equal rows are exactly 0 apart
+    (:func:`_squared_distances`). NaN where all rows are equal."""
+    distances, distinct = _squared_distances(_as_centered_float64(x))
+    scale = np.median(distances[distinct]) if distinct.any() else 0.0
+    if not scale > 0:
         return np.full_like(distances, np.nan)
-    return np.exp(-distances / (2.0 * width**2 * np.median(nonzero)))
+    return np.exp(-distances / (2.0 * width**2 * scale))
 
 
 def kernel_cka(gram_x: np.ndarray, gram_y: np.ndarray) -> float:

@@ -54,11 +54,19 @@ def layerwise_cka(
     languages,
     special_ids: dict[str, int],
     debiased: bool = False,
-) -> list[float]:
+) -> list[dict[str, float]]:
+    """Per layer, ``cka`` (the biased linear CKA) and, with ``debiased``, ``cka_debiased`` beside
+    it (:func:`xling.analysis.cka.debiased_linear_cka`)."""
     source_lang, target_lang = languages
     source_layers = mean_pooled_layers(source_model, source_ids, source_lang, **special_ids)
     target_layers = mean_pooled_layers(target_model, target_ids, target_lang, **special_ids)
-    return [cka(x, y, debiased=debiased) for x, y in zip(source_layers, target_layers, strict=True)]
+    scores = []
+    for x, y in zip(source_layers, target_layers, strict=True):
+        score = {"cka": cka(x, y)}
+        if debiased:
+            score["cka_debiased"] = cka(x, y, debiased=True)
+        scores.append(score)
+    return scores
 
 
 def cka_rows(
@@ -71,7 +79,9 @@ def cka_rows(
     debiased: bool,
     seed: int,
 ) -> list[dict]:
-    """Rows ``encoder, layer, cka, n_sentences`` for the trained and the random encoder."""
+    """Rows ``encoder, layer, cka, n_sentences`` for the trained and the random encoder, ``cka``
+    the biased CKA; ``debiased`` (config ``analysis.cka.debiased``) adds ``cka_debiased`` after
+    ``cka``, as Figure 7's tables have it (:func:`figure7_rows`)."""
     source_ids, target_ids = parallel_ids(
         tokenizer, source_lines, target_lines, languages, sentences
     )
@@ -85,7 +95,7 @@ def cka_rows(
             model, target_model, source_ids, target_ids, languages, special_ids, debiased
         )
         rows += [
-            {"encoder": name, "layer": layer, "cka": score, "n_sentences": len(source_ids)}
+            {"encoder": name, "layer": layer, **score, "n_sentences": len(source_ids)}
             for layer, score in enumerate(scores)
         ]
     return rows
@@ -190,7 +200,7 @@ def figure7_rows(states: Mapping[str, ComparedStates], *, debiased: bool = True)
     """Rows of :data:`FIGURE7_COLUMNS` of :func:`figure7_states`: the (biased) linear CKA, the
     debiased one (empty unless ``debiased``) and the length-controlled one
     (:func:`xling.analysis.cka.length_controlled_cka`; empty for the length control itself, which
-    would have nothing left)."""
+    would have nothing left; NaN, an empty cell too, where a side's lengths are all distinct)."""
     rows = []
     for encoder, compared in states.items():
         pairs = zip(compared.source, compared.target, strict=True)

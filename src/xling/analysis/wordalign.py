@@ -150,9 +150,9 @@ def _eflomal_failure(error: subprocess.CalledProcessError) -> str:
     if error.returncode == -signal.SIGILL:
         return (
             "eflomal's aligner stopped on an illegal instruction: its env was built on a machine "
-            "with another CPU (pip compiles eflomal with -march=native). Build the envs on a "
-            "compute node: delete the text env under .snakemake/conda (or your conda-prefix) and "
-            "run `sbatch slurm/envs.sbatch` (docs/cluster.md, Envs)"
+            "with another CPU (pip compiles eflomal with -march=native unless slurm/envs.sh builds "
+            "it). Delete the text env under .snakemake/conda (or your conda-prefix) and run "
+            "`bash slurm/envs.sh` (docs/cluster.md, Envs), which builds it for any CPU"
         )
     return f"eflomal's aligner failed ({error}); check the eflomal installation"
 

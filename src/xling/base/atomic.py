@@ -3,11 +3,17 @@
 A write goes to ``.<name>.<random>.part`` next to its path. A kill (SIGKILL, or a SIGTERM with no
 handler) leaves that part behind; the next write of the same path deletes it first, since one
 job owns each path. (Resumable downloads use ``<name>.part``, which this never touches.)
+
+What a rename publishes is on disk before it: every file of the part (and every folder of a
+directory's part) is fsynced first, and the folder holding the path after it, so that a node's
+crash right after a write leaves the old version or the new one, never a name for empty or
+half-flushed files (a best model a checkpoint names, a model directory a finished job keeps).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import json
 import os
@@ -49,6 +55,42 @@ def _remove(part: str | os.PathLike) -> None:
             os.unlink(part)
 
 
+def fsync_file(path: str | os.PathLike) -> None:
+    """Flush a file written (or linked, or copied) here to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_directory(path: str | os.PathLike) -> None:
+    """Flush a folder's entries (the names created, renamed or deleted in it) to the disk.
+
+    A file system that cannot sync a folder (EINVAL: some network and FUSE ones, which commit
+    their metadata themselves) is left to do so.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno != errno.EINVAL:
+            raise
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(root: str | os.PathLike) -> None:
+    """:func:`fsync_file` every file under ``root`` (links aside: their targets are not ours),
+    then :func:`fsync_directory` every folder, the deepest first."""
+    for folder, _, files in os.walk(root, topdown=False):
+        for name in files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                fsync_file(path)
+        fsync_directory(folder)
+
+
 @contextlib.contextmanager
 def atomic_open(
     path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8"
@@ -72,6 +114,7 @@ def atomic_open(
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+        fsync_directory(path.parent)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -89,6 +132,7 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
     """Build a directory under a temporary name; it appears at ``path`` only when complete.
 
     An existing ``path`` is replaced (moved aside, then deleted), so a rerun overwrites cleanly.
+    Every file and folder built is on disk before the rename, and the rename after it.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,12 +141,16 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
     os.chmod(tmp, 0o777 & ~_UMASK)
     try:
         yield tmp
+        fsync_tree(tmp)
+        old = None
         if path.exists():
             old = path.with_name(f".{path.name}.old")
             shutil.rmtree(old, ignore_errors=True)
             os.replace(path, old)
-            shutil.rmtree(old, ignore_errors=True)
         os.replace(tmp, path)
+        fsync_directory(path.parent)
+        if old is not None:  # only once the new one is in place
+            shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -30,32 +30,60 @@ DEFAULT_MASK_PROB = 0.15
 
 @dataclass(frozen=True)
 class Expected:
-    """Wall hours of one job on its GPUs, per GPU type: (at the high MFU, at the low MFU)."""
+    """Wall hours of one job on its ``processes`` GPUs, per GPU type: (at the high MFU, at the low
+    MFU). Its GPU-hours are wall x GPUs (:meth:`gpu_hours`)."""
 
     hours: dict[str, tuple[float, float]]
+    processes: int = 1
+
+    def gpu_hours(self, gpu: str) -> tuple[float, float]:
+        fast, slow = self.hours[gpu]
+        return fast * self.processes, slow * self.processes
 
 
 def pretraining_expected(
     model: Mapping[str, object],
     pretrain: Mapping[str, object],
     languages: Sequence[str],
+    processes: int | None = None,
     mfu_range: tuple[float, float] = MFU_RANGE,
 ) -> Expected:
-    """Expected wall time of a pretraining job whose processes each take ``batch_size`` streams a
-    step (data parallel: the wall time does not depend on the number of GPUs)."""
+    """Expected wall time of a pretraining job on ``processes`` GPUs (default: the config's
+    ``pretrain.world_size``).
+
+    Data parallel: each step trains the global batch ``world_size x batch_size``, and each process
+    its share of it, in ``global batch / processes / batch_size`` micro-batches one after the
+    other (:mod:`xling.pretrain.batching`). So the wall time scales with that share: 4 GPUs take
+    twice as long as 8 for the same global batch, and the GPU-hours stay the same. Cutting the
+    micro-batches further (``pretrain.micro_batch``) changes the FLOPs of a step by nothing; it
+    may lower the MFU a little, which the range covers.
+    """
     known = set(EncoderConfig.__dataclass_fields__)
     architecture = {k: v for k, v in model.items() if k in known}
     config = EncoderConfig(vocab_size=ASSUMED_VOCAB, languages=list(languages), **architecture)
     seq_len = int(pretrain["seq_len"])
     predicted = float(pretrain.get("mask_prob", DEFAULT_MASK_PROB)) * seq_len
-    flops = training_flops_per_step(config, int(pretrain["batch_size"]), seq_len, predicted)
+    world_size = int(pretrain.get("world_size") or 1)
+    global_batch = world_size * int(pretrain["batch_size"])
+    processes = max(int(processes or world_size), 1)
+    # FLOPs are linear in the streams: the share of one process, fractional where it does not
+    # divide (the job would refuse to start; xling.cluster.preflight says so).
+    flops = training_flops_per_step(config, 1, seq_len, predicted) * global_batch / processes
     total = flops * int(pretrain["total_steps"])
     low, high = sorted(mfu_range)
     hours = {}
     for gpu, precision in GPU_TYPES.items():
         peak = PEAK_FLOPS[gpu][precision]
         hours[gpu] = (total / (peak * high) / 3600, total / (peak * low) / 3600)
-    return Expected(hours)
+    return Expected(hours, processes)
+
+
+def attempts_fall_short(hours: tuple[float, float], minutes: Sequence[float]) -> bool:
+    """Whether a job's attempts (their wall-time minutes) leave no failed attempt to spare at the
+    slow end of its expected ``hours`` (fast, slow): the attempts but the longest must cover it,
+    since a failure mid-attempt loses the time since the last checkpoint and any wait."""
+    spare = (sum(minutes) - max(minutes, default=0)) / 60
+    return hours[1] > spare
 
 
 def format_range(low: float, high: float) -> str:

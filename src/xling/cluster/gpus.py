@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xling.cluster.torch_builds import builds_for, format_version, min_driver, parse_version
+from xling.jobs.gpu_pretence import ALLOW_VARIABLE
 
-# Set to 1 where GPUs are only pretended, e.g. the test suite's SLURM cluster with fake GPUs.
-ALLOW_VARIABLE = "XLING_ALLOW_MISSING_GPUS"
 _DRIVER_FILE = Path("/proc/driver/nvidia/version")
 _GRES_GPUS = re.compile(r"(?:^|,)gpu(?::[A-Za-z0-9_.-]+)?:(\d+)\b")
 # torch.cuda.get_arch_list(): compiled kernels (sm_90) and PTX (compute_90); an "a" suffix

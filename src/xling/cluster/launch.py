@@ -10,8 +10,11 @@ Resource names are those of the SLURM profile (``slurm/config.yaml``); ``gpus_pe
 workflow's own name, since the plugin passes ``--gpus-per-node`` only inside ``slurm_extra``. Any
 number of processes trains the config's global batch (:mod:`xling.pretrain.batching` splits it).
 
-A job stops on its own before its time limit (:mod:`xling.jobs.deadline`); SLURM's early signal is
-the fallback, which this script outlives while the trainers checkpoint (:func:`run_torchrun`).
+A job stops on its own ``pretrain.stop_margin_minutes`` before its time limit
+(:mod:`xling.jobs.deadline`); SLURM's early signal (the profile's ``--signal=TERM@600``) is the
+fallback, which this script outlives while the trainers checkpoint (:func:`run_torchrun`). The
+margin must exceed the signal's lead plus the 60 s SLURM may send it early, or the signal comes
+first (:func:`check_stop_margin`, which the plan, the preflight and the job script apply).
 """
 
 from __future__ import annotations
@@ -30,12 +33,17 @@ from typing import IO
 from xling.cluster.gpus import gres_gpus_per_node
 from xling.jobs.signals import stop_signals_handled
 
-PORT_BASE, PORT_SPAN = 20000, 20000  # rendezvous ports, spread by job id to avoid clashes
+# Rendezvous ports, spread by job id to avoid clashes: 20000-31999, below Linux's ephemeral range
+# (32768-60999, net.ipv4.ip_local_port_range), from which any outgoing connection may take one.
+PORT_BASE, PORT_SPAN = 20000, 12000
 # How long torchrun lets its processes checkpoint and exit after SIGTERM before it kills them
-# (torch's default, 30 s, is less than writing a paper-scale checkpoint may take); below the 600 s
-# of the profile's early signal (--signal=TERM@600), so that SLURM's own kill comes after it.
+# (torch's default, 30 s, is less than writing a paper-scale checkpoint may take): the profile's
+# early signal (--signal=TERM@600) less the 60 s SLURM may send it early, so that torchrun's kill
+# comes before SLURM's at the time limit.
 SHUTDOWN_TIMEOUT_SECONDS = 540
+SIGNAL_EARLY_SECONDS = 60  # SLURM may send --signal up to this much before its @time
 _GPUS_PER_NODE_FLAG = re.compile(r"--gpus-per-node[= ](?:[A-Za-z0-9_.]+:)?(\d+)\b")
+_SIGNAL_FLAG = re.compile(r"--signal[= ](?:[RB]{1,2}:)?(\w+)(?:@(\d+))?")
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,10 @@ class Launch:
     nodes: int = 1
     processes_per_node: int = 1
     launcher: str | None = None  # e.g. "srun": the job starts its own step on every node
+    # The job's memory (resources mem_mb, else mem_mb_per_cpu), which the srun step asks for
+    # itself: it cannot count on inheriting the job's (the jobstep plugin drops SLURM_*).
+    memory_mb_per_node: int | None = None
+    memory_mb_per_cpu: int | None = None
 
     @property
     def world_size(self) -> int:
@@ -92,7 +104,45 @@ def launch_from_resources(resources: Mapping[str, object]) -> Launch:
         per_node = _positive_int(resources, "gpu", 0) or _positive_int(resources, "gpus", 0)
     if not per_node:  # sites that ask for typed GPUs: gres "gpu:a100:8"
         per_node = gres_gpus_per_node(resources)
-    return Launch(nodes=nodes, processes_per_node=max(per_node, 1), launcher=launcher)
+    return Launch(
+        nodes=nodes,
+        processes_per_node=max(per_node, 1),
+        launcher=launcher,
+        memory_mb_per_node=_positive_int(resources, "mem_mb", 0) or None,
+        memory_mb_per_cpu=_positive_int(resources, "mem_mb_per_cpu", 0) or None,
+    )
+
+
+def signal_lead_seconds(slurm_extra: object) -> int | None:
+    """How long before its time limit a job's ``--signal=[R|B:]SIG[@TIME]`` (in the SLURM
+    profile's ``slurm_extra``) comes: TIME, SLURM's default 60 s without one; None for none."""
+    found = _SIGNAL_FLAG.search(str(slurm_extra or ""))
+    if found is None:
+        return None
+    return int(found.group(2)) if found.group(2) else 60
+
+
+def check_stop_margin(margin_minutes: float, slurm_extra: object) -> tuple[str, str] | None:
+    """Why a stop margin (config ``pretrain.stop_margin_minutes``) loses work with the job's
+    early signal, and what to change; None where it is above the signal's lead plus the 60 s
+    SLURM may send it early. Otherwise the signal, not the trainer's own stop, ends the attempt,
+    and the steps since the last checkpoint are lost wherever the checkpoint cannot finish."""
+    lead = signal_lead_seconds(slurm_extra)
+    if lead is None or margin_minutes * 60 > lead + SIGNAL_EARLY_SECONDS:
+        return None
+    needed = (lead + SIGNAL_EARLY_SECONDS) / 60
+    problem = (
+        f"config pretrain.stop_margin_minutes = {margin_minutes:g} is not above the early signal "
+        f"of its slurm_extra (--signal ...@{lead}: {lead} s before the time limit, and SLURM may "
+        f"send it {SIGNAL_EARLY_SECONDS} s earlier): the signal would come before the trainer "
+        "stops itself"
+    )
+    change = (
+        f"config pretrain.stop_margin_minutes, to more than {needed:g} (e.g. {int(needed) + 4}), "
+        "or a shorter --signal lead in slurm_extra of the pretraining rules in the SLURM profile "
+        "(slurm/config.yaml)"
+    )
+    return problem, change
 
 
 def rendezvous_port(job_id: str | None) -> int:
@@ -119,6 +169,13 @@ def torchrun_command(
         return [*torchrun, "--standalone", "--nnodes", "1", *per_node, *target]
     step = [*shlex.split(launch.launcher), f"--nodes={launch.nodes}", f"--ntasks={launch.nodes}"]
     step += ["--ntasks-per-node=1", "--kill-on-bad-exit=1"]
+    # The step asks for its GPUs and memory itself: inheriting the job's needs the SLURM_*
+    # variables that Snakemake's jobstep plugin strips.
+    step.append(f"--gpus-per-node={launch.processes_per_node}")
+    if launch.memory_mb_per_node:
+        step.append(f"--mem={launch.memory_mb_per_node}M")
+    elif launch.memory_mb_per_cpu:
+        step.append(f"--mem-per-cpu={launch.memory_mb_per_cpu}M")
     if cpus_per_node:
         step.append(f"--cpus-per-task={cpus_per_node}")
     rendezvous = [

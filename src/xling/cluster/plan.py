@@ -10,7 +10,11 @@ the numbers are what sbatch will be asked for), and only jobs that still have to
 hours are GPUs x wall time asked at the first attempt; a retry asks for more, and the worst case
 (every job using every retry) is printed too. Jobs of local rules run on the submit host.
 Pretraining jobs, which ask for a fixed wall time per attempt whatever they need, also get their
-expected use per GPU type from the FLOP model (xling.cluster.expected). The fine-tuning runs are
+expected use per GPU type from the FLOP model (xling.cluster.expected), for the job's own GPUs
+(4 GPUs train the global batch in twice the wall time of 8), and whether ``pretrain.attempts`` x
+``pretrain.runtime_minutes`` cover its slow end with an attempt to spare. A stop margin
+(``pretrain.stop_margin_minutes``) that the profile's early signal would beat is refused: the
+command then exits 1 (xling.cluster.launch.check_stop_margin). The fine-tuning runs are
 priced one a job and packed N to a job (``finetune.runs_per_job: N``; ``--pack N ...`` for other
 N): jobs, GPU-hours and the longest job. ``python -m xling.cluster.preflight`` checks the same jobs
 against the live cluster.
@@ -19,6 +23,7 @@ against the live cluster.
 from __future__ import annotations
 
 import argparse
+import math
 import shutil
 import subprocess
 from collections import defaultdict
@@ -27,19 +32,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xling.cluster.expected import GPU_TYPES, MFU_RANGE, Expected, format_range
+from xling.cluster.expected import GPU_TYPES, MFU_RANGE, Expected, attempts_fall_short, format_range
 from xling.cluster.gpus import gpus_of
+from xling.cluster.launch import check_stop_margin, launch_from_resources
 
 REPO = Path(__file__).resolve().parents[3]
 DEFAULT_PACK_SIZES = (2, 6)  # fine-tuning runs a job priced beside one, if the config packs none
 
 
 # The resources sbatch sees besides time, memory and partition (snakemake-executor-plugin-slurm's
-# names, and this workflow's gpus_per_node): what the preflight checks against the cluster.
+# names, and this workflow's gpus_per_node), and how the job starts its processes (mpi, which
+# xling.cluster.launch reads): what the preflight checks against the cluster.
 SLURM_KEYS = (
     "nodes", "gpu", "gpus", "gpu_model", "gres", "gpus_per_node", "constraint", "slurm_extra",
-    "slurm_account", "qos", "tasks", "cpus_per_task", "mem_mb_per_cpu",
+    "slurm_account", "qos", "tasks", "cpus_per_task", "mem_mb_per_cpu", "mpi",
 )  # fmt: skip
+
+
+def slurm_resources(resources: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`SLURM_KEYS` a job's resources set."""
+    return {key: resources[key] for key in SLURM_KEYS if resources.get(key) not in (None, "")}
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,8 @@ class JobRequest:
     wildcards: tuple[tuple[str, str], ...] = ()
     mem_mb: tuple[float, ...] = ()  # memory per node at attempt 1, 2, ... (empty: not asked)
     slurm: Mapping[str, Any] = field(default_factory=dict, compare=False)  # SLURM_KEYS asked
+    # pretraining: what the job trains (its params model, pretrain and languages)
+    pretraining: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def nodes(self) -> int:
@@ -164,7 +178,7 @@ def format_expected(requests: Sequence[JobRequest]) -> list[str]:
     for rule, jobs in rules.items():
         asked = sum(r.gpus * r.minutes[0] / 60 for r in jobs)
         cells = ""
-        for gpu in GPU_TYPES:
+        for gpu in GPU_TYPES:  # GPU-hours: each job's wall time on its own GPUs x those GPUs
             fast = sum(r.gpus * r.expected.hours[gpu][0] for r in jobs)
             slow = sum(r.gpus * r.expected.hours[gpu][1] for r in jobs)
             cells += f"{format_range(fast, slow):>18}"
@@ -175,7 +189,49 @@ def format_expected(requests: Sequence[JobRequest]) -> list[str]:
             f"  one job on its {one.gpus} GPU(s): {walls}; asked per attempt: "
             f"{one.minutes[0] / 60:,.1f} h, {len(one.minutes)} attempt(s) in all"
         )
+        lines.append("  " + format_attempts(one))
     return lines
+
+
+def format_attempts(request: JobRequest) -> str:
+    """Whether a pretraining job's attempts x wall time cover its expected training at the slow
+    end, with one failed attempt to spare, per GPU type; the keys to change where they do not."""
+    minutes = request.minutes
+    spare = (sum(minutes) - max(minutes)) / 60
+    short = {
+        gpu: hours[1]
+        for gpu, hours in request.expected.hours.items()
+        if attempts_fall_short(hours, minutes)
+    }
+    head = (
+        f"{len(minutes)} attempt(s) give {sum(minutes) / 60:,.0f} h, {spare:,.0f} h if one fails:"
+    )
+    if not short:
+        return f"{head} they cover the slow end on every GPU type."
+    slowest = max(short.values())
+    needed = math.ceil(slowest * 60 / max(minutes)) + 1
+    return (
+        f"{head} SHORT of the slow end on {', '.join(short)} (up to {slowest:,.0f} h): config "
+        f"pretrain.attempts >= {needed} at pretrain.runtime_minutes {max(minutes):,.0f} (or more "
+        "minutes an attempt, within the partition's MaxTime) on those GPUs."
+    )
+
+
+def stop_margin_refusals(plan: StudyPlan) -> dict[tuple[str, str], list[str]]:
+    """(problem, change) -> the pretraining rules whose profile signal (``--signal=...@N`` in
+    slurm_extra) would come before the trainer stops itself (xling.cluster.launch)."""
+    from xling.pretrain.settings import PretrainSettings
+
+    default = PretrainSettings.__dataclass_fields__["stop_margin_minutes"].default
+    margin = float((plan.config.get("pretrain") or {}).get("stop_margin_minutes", default))
+    refusals: dict[tuple[str, str], list[str]] = {}
+    for request in plan.requests:
+        if request.expected is not None and not request.local:
+            found = check_stop_margin(margin, request.slurm.get("slurm_extra"))
+            rules = refusals.setdefault(found, []) if found else []
+            if found and request.rule not in rules:
+                rules.append(request.rule)
+    return refusals
 
 
 @dataclass(frozen=True)
@@ -419,12 +475,15 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
         )
         minutes.append(float(retry.get("runtime") or 0))
         memory.append(float(retry.get("mem_mb") or 0))
-    expected = None
+    expected, pretraining = None, {}
     params = dict(job.params.items())
     if "pretrain" in params and "model" in params:
         from xling.cluster.expected import pretraining_expected
 
-        expected = pretraining_expected(params["model"], params["pretrain"], params["languages"])
+        pretraining = {key: params[key] for key in ("model", "pretrain", "languages")}
+        expected = pretraining_expected(
+            params["model"], params["pretrain"], params["languages"], processes_of(resources)
+        )
     return JobRequest(
         rule=job.rule.name,
         stage=stage_of(job.rule.snakefile),
@@ -436,8 +495,18 @@ def job_request(job, retries: int, local_rules: set[str]) -> JobRequest | None:
         expected=expected,
         wildcards=tuple((str(k), str(v)) for k, v in job.wildcards_dict.items()),
         mem_mb=tuple(memory) if any(memory) else (),
-        slurm={key: resources[key] for key in SLURM_KEYS if resources.get(key) not in (None, "")},
+        slurm=slurm_resources(resources),
+        pretraining=pretraining,
     )
+
+
+def processes_of(resources: Mapping[str, Any]) -> int:
+    """The training processes a pretraining job's resources start (xling.cluster.launch); its
+    GPUs where they are inconsistent, which the preflight reports."""
+    try:
+        return launch_from_resources(resources).world_size
+    except ValueError:
+        return max(gpus_of(resources), 1)
 
 
 def plan_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
@@ -469,7 +538,14 @@ def main(argv: Sequence[str] | None = None) -> str:
     else:
         sizes = args.pack or pack_sizes_of(plan.config)
         text = format_plan(plan.requests, plan.retries, sizes)
+    refusals = stop_margin_refusals(plan)
+    if refusals:
+        text += "\n\nREFUSED (fix before submitting):"
+        for (problem, change), rules in refusals.items():
+            text += f"\n  {', '.join(rules)}: {problem}.\n     Change: {change}."
     print(text)
+    if refusals:
+        raise SystemExit(1)
     return text
 
 

@@ -11,13 +11,25 @@ wall time and memory). Each is checked against what the cluster says
 
 * its partition exists, and its wall time at every attempt is within the partition's MaxTime
   (and its QOS's and account's MaxWall): a longer job pends forever;
-* its nodes, GPUs per node (of the pinned type, where one is pinned), CPUs and memory per node
-  exist on the partition's nodes; a pinned GPU type (the profile's ``GPU_TYPE``) that the
-  partition lacks is an error, none pinned on a partition of several types a warning;
+* the partition takes it at all: its State (DRAIN and INACTIVE take no job, DOWN holds them),
+  RootOnly, ReqResv (a job without ``--reservation`` is refused), AllowGroups (against the user's
+  groups, ``id -Gn``) and AllocNodes (against this machine, which submits);
+* its nodes (within MinNodes and MaxNodes), GPUs per node (of the pinned type, where one is
+  pinned), CPUs (within MaxCPUsPerNode) and memory per node (asked, or the partition's
+  DefMemPerCPU / DefMemPerNode / DefMemPerGPU where none is, within MaxMemPerNode; above
+  MaxMemPerCPU SLURM raises its CPUs, which must still fit) exist on the partition's nodes, or
+  in its TRES where the nodes could not be read; a pinned GPU type (the profile's ``GPU_TYPE``)
+  that the partition lacks is an error, none pinned on a partition of several types a warning;
 * the profile's ``jobs`` (how many are queued at once) is within MaxSubmitJobs (the account's and
   the QOS's, sacctmgr) and the controller's MaxJobCount: the jobs beyond fail to submit;
-* the account and QOS the profile names are the user's, and the partition admits them;
-* a pretraining model's attempts x wall time cover its expected training on the pinned GPUs.
+* the account and QOS (its own, else its association's default) are the user's, and the
+  partition admits them (AllowAccounts / DenyAccounts, AllowQos / DenyQos);
+* a pretraining model's attempts x wall time cover its expected training on its GPUs with an
+  attempt to spare, its stop margin comes before the profile's early signal
+  (``pretrain.stop_margin_minutes``), and a process fits its GPU's memory
+  (:mod:`xling.cluster.memory`; a warning naming the ``pretrain.micro_batch`` that would fit).
+
+ExclusiveUser=YES (a node runs one user's jobs at a time) refuses nothing and is not checked.
 
 It then estimates the disk the jobs write under ``results/<study>`` (:mod:`xling.cluster.disk`,
 against the free space there) and the GPU-hours: asked, and expected per GPU type for
@@ -27,6 +39,7 @@ change; what it could not read (no sacctmgr, no accounting) it says, and checks 
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import sys
@@ -37,8 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from xling.cluster.disk import format_disk
-from xling.cluster.expected import GPU_TYPES
+from xling.cluster.expected import GPU_TYPES, attempts_fall_short
 from xling.cluster.launch import launch_from_resources
+from xling.cluster.memory import ASSUMED_VOCAB, MemoryJob, estimate, gpu_memory_gib, largest_fitting
 from xling.cluster.plan import (
     JobRequest,
     StudyPlan,
@@ -46,8 +60,10 @@ from xling.cluster.plan import (
     plan_parser,
     profile_file,
     read_plan,
+    stop_margin_refusals,
 )
 from xling.cluster.slurminfo import ClusterFacts, Node, Runner, read_cluster, run_command
+from xling.model.config import EncoderConfig
 from xling.pretrain.batching import plan_batches
 
 PRETRAIN_KEYS = "config pretrain.runtime_minutes"
@@ -161,11 +177,6 @@ def check_partitions(settings: Settings, facts: ClusterFacts) -> list[Finding]:
                 Finding("error", rule, problem, settings.resource(rule, "slurm_partition"))
             )
             continue
-        if partition.state and partition.state != "UP":
-            problem = f"partition {name} is {partition.state}: its jobs wait until it is UP"
-            findings.append(
-                Finding("warning", rule, problem, settings.resource(rule, "slurm_partition"))
-            )
         limit = partition.max_minutes
         if limit is None:
             continue
@@ -183,9 +194,59 @@ def check_partitions(settings: Settings, facts: ClusterFacts) -> list[Finding]:
     return findings
 
 
+def check_admission(settings: Settings, facts: ClusterFacts) -> list[Finding]:
+    """Each rule's partition takes its jobs at all: its State, RootOnly, ReqResv, AllowGroups
+    and AllocNodes (sbatch's answers: tests/cluster/slurm_outputs/README.md)."""
+    if facts.partitions is None:
+        return []
+    findings = []
+    for rule, requests in by_rule(cluster_requests(settings.plan.requests)).items():
+        partition = facts.partitions.get(requests[0].partition)
+        if partition is not None:
+            findings += _refusals(settings, rule, partition, requests[0], facts)
+    return findings
+
+
+def _refusals(settings, rule, partition, request, facts) -> list[Finding]:
+    name, other = partition.name, settings.resource(rule, "slurm_partition")
+    found = []
+    if partition.state in ("DRAIN", "INACTIVE"):
+        problem = f"partition {name} is {partition.state}: sbatch refuses every job there"
+        found.append(Finding("error", rule, problem, other))
+    elif partition.state and partition.state != "UP":
+        problem = f"partition {name} is {partition.state}: its jobs wait until it is UP"
+        found.append(Finding("warning", rule, problem, other))
+    if partition.root_only and facts.user != "root":
+        problem = (
+            f"partition {name} takes root's jobs only (RootOnly=YES); they run as {facts.user}"
+        )
+        found.append(Finding("error", rule, problem, other))
+    extra = str(request.slurm.get("slurm_extra") or "")
+    if partition.requires_reservation and "--reservation" not in extra:
+        problem = f"partition {name} takes jobs of a reservation only (ReqResv=YES); it names none"
+        change = f"--reservation=NAME in {settings.resource(rule, 'slurm_extra')}, or {other}"
+        found.append(Finding("error", rule, problem, change))
+    groups, allowed = facts.groups, partition.allow_groups
+    member = allowed is None or groups is None or bool(set(allowed) & set(groups))
+    if not member and facts.user != "root":
+        problem = (
+            f"partition {name} admits the groups {', '.join(allowed)} only; {facts.user} is in "
+            f"{', '.join(groups) or 'none'} (id -Gn)"
+        )
+        found.append(Finding("error", rule, problem, other))
+    hosts = partition.alloc_nodes
+    if hosts is not None and facts.host and not {facts.host, facts.host.split(".")[0]} & {*hosts}:
+        problem = (
+            f"partition {name} takes jobs submitted from {', '.join(hosts)} only (AllocNodes); "
+            f"this is {facts.host}"
+        )
+        found.append(Finding("error", rule, problem, f"run Snakemake on {hosts[0]}, or {other}"))
+    return found
+
+
 def check_nodes(settings: Settings, facts: ClusterFacts) -> list[Finding]:
     """Each rule's nodes, GPUs (of its type), CPUs and memory per node exist on its partition."""
-    if facts.nodes is None or facts.partitions is None:
+    if facts.partitions is None:
         return []
     findings = []
     for rule, requests in by_rule(cluster_requests(settings.plan.requests)).items():
@@ -194,12 +255,16 @@ def check_nodes(settings: Settings, facts: ClusterFacts) -> list[Finding]:
             continue  # reported by check_partitions
         nodes = facts.nodes_of(partition.name)
         request = max(requests, key=lambda r: (r.gpus, r.cpus, max(r.mem_mb or (0,))))
-        if partition.max_nodes is not None and request.nodes > partition.max_nodes:
+        low, high = partition.min_nodes, partition.max_nodes
+        if request.nodes < low or (high is not None and request.nodes > high):
             problem = (
-                f"asks for {request.nodes} nodes; partition {partition.name} allows "
-                f"{partition.max_nodes}"
+                f"asks for {request.nodes} node(s); partition {partition.name} takes jobs of "
+                f"{low} to {high if high is not None else 'any number of'} nodes"
             )
             findings.append(Finding("error", rule, problem, settings.resource(rule, "nodes")))
+        if facts.nodes is None:  # sinfo unread: the partition's totals at least
+            findings += _within_totals(settings, rule, request, partition)
+            continue
         nodes, found = _constrained(settings, rule, request, nodes)
         findings += found
         nodes, found = _with_gpus(settings, rule, request, partition.name, nodes)
@@ -263,29 +328,85 @@ def _with_gpus(settings, rule, request, partition, nodes) -> tuple[list[Node], l
     return fitting, findings
 
 
+def _within_totals(settings, rule, request, partition) -> list[Finding]:
+    """Nodes, CPUs and GPUs within what the partition has in all (its TRES)."""
+    findings = []
+    for key, asked, resource in (
+        ("node", request.nodes, "nodes"),
+        ("cpu", request.cpus, None),
+        ("gres/gpu", request.gpus, "gpu"),
+    ):
+        total = partition.tres.get(key, "")
+        if total.isdigit() and asked > int(total):
+            problem = f"asks for {asked} {key}; partition {partition.name} has {total} in all"
+            change = (
+                settings.threads(rule) if resource is None else settings.resource(rule, resource)
+            )
+            findings.append(Finding("error", rule, problem, change))
+    return findings
+
+
 def _cpus_and_memory(settings, rule, request, partition, nodes) -> list[Finding]:
     findings = []
-    cpus = request.cpus // request.nodes
+    cpus = max(request.cpus // request.nodes, 1)
     most_cpus = max(node.cpus for node in nodes)
+    if partition.max_cpus_per_node is not None:
+        most_cpus = min(most_cpus, partition.max_cpus_per_node)
     if cpus > most_cpus:
         problem = (
-            f"asks for {cpus} CPUs a node; partition {partition.name}'s nodes have at most "
-            f"{most_cpus}"
+            f"asks for {cpus} CPUs a node; partition {partition.name} gives a job at most "
+            f"{most_cpus} a node (its nodes' CPUs, MaxCPUsPerNode)"
         )
         findings.append(Finding("error", rule, problem, settings.threads(rule)))
+    memory, what, resource = job_memory(request, partition)
+    if memory is None:
+        return findings
+    most = max(node.memory_mb for node in nodes)
+    if partition.max_mem_per_node_mb is not None:
+        most = min(most, partition.max_mem_per_node_mb)
+    change = settings.resource(rule, resource)
+    if memory > most:
+        problem = (
+            f"asks for {memory:,.0f} MB a node ({what}); partition {partition.name} gives at "
+            f"most {most:,.0f}"
+        )
+        findings.append(Finding("error", rule, problem, change))
+    per_cpu = partition.max_mem_per_cpu_mb
+    if per_cpu and memory / cpus > per_cpu:
+        raised = math.ceil(memory / per_cpu)
+        problem = (
+            f"asks for {memory:,.0f} MB a node ({what}) with {cpus} CPUs, above partition "
+            f"{partition.name}'s MaxMemPerCPU of {per_cpu:,.0f} MB: SLURM raises its CPUs to "
+            f"{raised}"
+        )
+        if raised > most_cpus:
+            problem += f", more than a node gives it ({most_cpus}): the job never starts"
+            findings.append(Finding("error", rule, problem, change))
+        else:
+            problem += ", and charges them"
+            findings.append(
+                Finding("warning", rule, problem, f"{change}, or {settings.threads(rule)}")
+            )
+    return findings
+
+
+def job_memory(request: JobRequest, partition) -> tuple[float | None, str, str]:
+    """The memory a job gets a node (MB), in words, and the resource that sets it: mem_mb (its
+    largest attempt), mem_mb_per_cpu x its CPUs, else the partition's default (DefMemPerCPU x
+    CPUs, DefMemPerNode, DefMemPerGPU x GPUs); None where nothing says."""
+    cpus = max(request.cpus // request.nodes, 1)
     if request.mem_mb:
         memory = max(request.mem_mb)
-        attempt = request.mem_mb.index(memory) + 1
-        most = max(node.memory_mb for node in nodes)
-        if partition.max_mem_per_node_mb is not None:
-            most = min(most, partition.max_mem_per_node_mb)
-        if memory > most:
-            problem = (
-                f"asks for {memory:,.0f} MB a node (attempt {attempt}); partition "
-                f"{partition.name} gives at most {most:,.0f}"
-            )
-            findings.append(Finding("error", rule, problem, settings.resource(rule, "mem_mb")))
-    return findings
+        return memory, f"attempt {request.mem_mb.index(memory) + 1}", "mem_mb"
+    per_cpu = request.slurm.get("mem_mb_per_cpu")
+    if per_cpu:
+        return float(per_cpu) * cpus, f"mem_mb_per_cpu x {cpus} CPUs", "mem_mb_per_cpu"
+    default = partition.default_memory
+    gpus = request.gpus // request.nodes
+    for kind, count in (("CPU", cpus), ("Node", 1), ("GPU", gpus)):
+        if kind in default and count:
+            return default[kind] * count, f"the partition's DefMemPer{kind}, asking none", "mem_mb"
+    return None, "", "mem_mb"
 
 
 def account_and_qos(request: JobRequest) -> tuple[str, str]:
@@ -310,7 +431,26 @@ def check_accounts(settings: Settings, facts: ClusterFacts) -> list[Finding]:
             findings += _admitted(settings, rule, partition, account or facts.default_account)
         if qos:
             findings += _qos_known(settings, rule, (account, qos), facts, partition)
+        association = facts.association(account, requests[0].partition)
+        effective = qos or (association.default_qos if association is not None else "")
+        if partition is not None and effective:
+            findings += _qos_admitted(settings, rule, partition, (effective, bool(qos)))
     return findings
+
+
+def _qos_admitted(settings, rule, partition, qos) -> list[Finding]:
+    """The partition's AllowQos / DenyQos admit the QOS a job runs under: its own, or (not
+    ``named``) its association's default."""
+    name, named = qos
+    whose = f"QOS {name}" if named else f"QOS {name} (the account's default: the job names none)"
+    allowed = partition.allow_qos
+    if allowed is not None and name not in allowed:
+        problem = f"partition {partition.name} admits the QOS {', '.join(allowed)} only; {whose}"
+    elif name in partition.deny_qos:
+        problem = f"partition {partition.name} refuses {whose} (DenyQos)"
+    else:
+        return []
+    return [Finding("error", rule, problem, settings.resource(rule, "qos"))]
 
 
 def _admitted(settings, rule, partition, account) -> list[Finding]:
@@ -338,9 +478,6 @@ def _qos_known(settings, rule, names, facts, partition) -> list[Finding]:
     if association is not None and qos not in association.qos:
         usable = ", ".join(association.qos)
         problem = f"QOS {qos!r} is not among account {association.account}'s ({usable})"
-        return [Finding("error", rule, problem, change)]
-    if partition is not None and partition.allow_qos is not None and qos not in partition.allow_qos:
-        problem = f"partition {partition.name} admits the QOS {', '.join(partition.allow_qos)} only"
         return [Finding("error", rule, problem, change)]
     return []
 
@@ -421,24 +558,37 @@ def check_submit_limit(settings: Settings, facts: ClusterFacts) -> list[Finding]
     return findings
 
 
+def gpu_types_of(request: JobRequest, facts: ClusterFacts) -> dict[str, str]:
+    """The GPU types (:data:`GPU_TYPES` families) a job may get, each with the words that may say
+    which variant (its pinned gres type, constraint and gres; else the partition's gres types)."""
+    slurm = request.slurm
+    said = " ".join(str(slurm.get(key) or "") for key in ("constraint", "gres"))
+    pinned = pinned_gpu_type(request)
+    if pinned is not None:
+        family = gpu_family(pinned[0])
+        return {family: f"{pinned[0]} {said}"} if family else {}
+    found: dict[str, str] = {}
+    for gpu_type in sorted({t for n in facts.nodes_of(request.partition) for t in n.gpus}):
+        family = gpu_family(gpu_type)
+        if family:
+            found[family] = f"{found.get(family, '')} {gpu_type}"
+    # several variants offered: the smallest unless the job's own words say which
+    return {family: said if said.strip() else described for family, described in found.items()}
+
+
 def check_pretraining(settings: Settings, facts: ClusterFacts) -> list[Finding]:
-    """A model's attempts x wall time cover its expected training on the GPUs it will get."""
+    """A model's attempts x wall time cover its expected training on the GPUs it will get, with
+    one failed attempt to spare (an error where even every attempt falls short of the fast end),
+    and it trains in a precision those GPUs have."""
     findings = []
-    config = settings.plan.config
-    precision = str((config.get("pretrain") or {}).get("precision", "auto"))
+    precision = str((settings.plan.config.get("pretrain") or {}).get("precision", "auto"))
     for rule, requests in by_rule(cluster_requests(settings.plan.requests)).items():
         trained = [r for r in requests if r.expected is not None]
         if not trained:
             continue
         request = min(trained, key=lambda r: sum(r.minutes))
-        asked = sum(request.minutes) / 60
-        pinned = pinned_gpu_type(request)
-        if pinned is not None:
-            families = [gpu_family(pinned[0])]
-        else:
-            offered = {t for n in facts.nodes_of(request.partition) for t in n.gpus}
-            families = [gpu_family(t) for t in offered]
-        for family in sorted({f for f in families if f}):
+        asked, spare = sum(request.minutes) / 60, (sum(request.minutes) - max(request.minutes)) / 60
+        for family in sorted(gpu_types_of(request, facts)):
             if family == "V100" and precision == "bf16":
                 problem = "trains in bf16 (config pretrain.precision), which V100s lack"
                 findings.append(
@@ -448,19 +598,89 @@ def check_pretraining(settings: Settings, facts: ClusterFacts) -> list[Finding]:
             if not hours:
                 continue
             fast, slow = max(hours, key=lambda pair: pair[1])
-            if slow <= asked:
+            if not attempts_fall_short((fast, slow), request.minutes):
                 continue
-            severity = "error" if fast > asked else "warning"
+            needed = math.ceil(slow * 60 / max(request.minutes)) + 1
             problem = (
-                f"a model is expected to train {fast:,.0f}-{slow:,.0f} h on {family}s (FLOP "
-                f"model, xling.cluster.expected); its {len(request.minutes)} attempt(s) give "
-                f"{asked:,.0f} h"
+                f"a model is expected to train {fast:,.0f}-{slow:,.0f} h on {request.gpus} "
+                f"{family}s (FLOP model, xling.cluster.expected); its {len(request.minutes)} "
+                f"attempt(s) give {asked:,.0f} h, {spare:,.0f} h if one fails"
+            )
+            runtime = settings.runtime(request)
+            runtime = "pretrain.runtime_minutes" if runtime == PRETRAIN_KEYS else runtime
+            change = (
+                f"config pretrain.attempts, to at least {needed}, or {runtime} (within the "
+                "partition's MaxTime)"
+            )
+            findings.append(Finding("error" if fast > asked else "warning", rule, problem, change))
+    return findings
+
+
+def check_stop_margins(settings: Settings, facts: ClusterFacts) -> list[Finding]:
+    """Each pretraining rule's stop margin comes before its early signal (the profile's
+    ``--signal=...@N``): otherwise the signal, the fallback, ends the attempts."""
+    return [
+        Finding("error", ", ".join(rules), problem, change)
+        for (problem, change), rules in stop_margin_refusals(settings.plan).items()
+    ]
+
+
+def memory_job(settings: Settings, rule: str, request: JobRequest) -> tuple[MemoryJob, int] | None:
+    """What one process of a pretraining job trains at once (:mod:`xling.cluster.memory`), and
+    the block it cuts that from; None where its GPUs cannot split the global batch
+    (:func:`check_global_batch` says so)."""
+    pretrain = request.pretraining["pretrain"]
+    micro_batch = pretraining_settings(settings.plan.config, rule).get("micro_batch")
+    try:
+        processes = launch_from_resources(request.slurm).world_size
+        split = plan_batches(
+            int(pretrain.get("world_size") or 1), int(pretrain["batch_size"]), processes
+        )
+    except ValueError:
+        return None
+    known = set(EncoderConfig.__dataclass_fields__)
+    architecture = {k: v for k, v in request.pretraining["model"].items() if k in known}
+    languages = list(request.pretraining["languages"])
+    config = EncoderConfig(vocab_size=ASSUMED_VOCAB, languages=languages, **architecture)
+    job = MemoryJob(
+        config,
+        split.streams_at_once(micro_batch),
+        int(pretrain["seq_len"]),
+        mask_prob=float(pretrain.get("mask_prob", 0.15)),
+        half_precision=pretrain.get("precision", "auto") != "fp32",
+        distributed=processes > 1,
+    )
+    return job, split.micro_batch
+
+
+def check_memory(settings: Settings, facts: ClusterFacts) -> list[Finding]:
+    """A pretraining process fits the memory of the GPUs it may get (:mod:`xling.cluster.memory`;
+    a type of several variants at the smaller, unless the job's gres or constraint names one): a
+    warning that names the ``pretrain.micro_batch`` that would fit."""
+    findings = []
+    for rule, requests in by_rule(cluster_requests(settings.plan.requests)).items():
+        request = next((r for r in requests if r.pretraining), None)
+        shaped = memory_job(settings, rule, request) if request is not None else None
+        if shaped is None:
+            continue
+        job, block = shaped
+        needed = estimate(job).needed_gib()
+        for family, described in sorted(gpu_types_of(request, facts).items()):
+            gib = gpu_memory_gib(family, described)
+            if gib is None or needed <= gib:
+                continue
+            fits = largest_fitting(job, block, gib)
+            problem = (
+                f"a process is estimated to need {needed:.1f} GiB at its peak (micro-batches of "
+                f"{job.streams} streams; xling.cluster.memory), more than a {gib:g} GB {family} has"
             )
             change = (
-                "config pretrain.attempts x pretrain.runtime_minutes (or "
-                f"{settings.runtime(request)})"
+                f"config pretrain.micro_batch: {fits} (blocks of {block} streams trained in parts "
+                "of at most that; the same update without dropout)"
+                if fits
+                else "a GPU type with more memory (GPU_TYPE in the profile), or a smaller model"
             )
-            findings.append(Finding(severity, rule, problem, change))
+            findings.append(Finding("warning", rule, problem, change))
     return findings
 
 
@@ -500,12 +720,15 @@ def check_global_batch(settings: Settings, facts: ClusterFacts) -> list[Finding]
 
 CHECKS = (
     check_global_batch,
+    check_stop_margins,
     check_partitions,
+    check_admission,
     check_nodes,
     check_accounts,
     check_qos_limits,
     check_submit_limit,
     check_pretraining,
+    check_memory,
 )
 
 

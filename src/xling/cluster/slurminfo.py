@@ -1,7 +1,11 @@
 """What the live SLURM cluster offers a job, read from its own commands.
 
-* ``scontrol show partition --oneliner``: each partition's MaxTime, MaxNodes, MaxMemPerNode,
-  State, AllowAccounts, DenyAccounts, AllowQos and partition QOS;
+* ``scontrol show partition --oneliner``: each partition's State, MaxTime, MinNodes and MaxNodes,
+  MaxCPUsPerNode, MaxMemPerNode or MaxMemPerCPU, DefMemPerCPU / DefMemPerNode / DefMemPerGPU
+  (JobDefaults), AllowAccounts or DenyAccounts, AllowQos or DenyQos, AllowGroups, AllocNodes,
+  RootOnly, ReqResv, ExclusiveUser, its QOS and its TRES (what it has in all): everything SLURM
+  checks a job against at submission (``xling.cluster.preflight`` says which refuse);
+* ``id -Gn USER``: the user's groups, for a partition's AllowGroups;
 * ``sinfo --Node``: each node's partitions, CPUs, memory, GPUs by type (gres) and features;
 * ``scontrol show config``: MaxJobCount, the most jobs the controller holds at once (without an
   accounting database, the only cap on submissions);
@@ -20,6 +24,7 @@ from __future__ import annotations
 import getpass
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -101,6 +106,47 @@ def gpus_of_gres(text: str) -> dict[str, int]:
     return gpus
 
 
+def expand_hostlist(text: str) -> list[str]:
+    """SLURM's host list: ``login[01-02,05],head`` -> login01, login02, login05, head."""
+    names: list[str] = []
+    for item in split_outside_brackets(text.strip()):
+        found = re.search(r"\[([^\]]*)\]", item)
+        if found is None:
+            names.append(item)
+            continue
+        head, tail = item[: found.start()], item[found.end() :]
+        for span in found.group(1).split(","):
+            low, _, high = span.partition("-")
+            for number in range(int(low), int(high or low) + 1):
+                names += expand_hostlist(f"{head}{number:0{len(low)}d}{tail}")
+    return names
+
+
+def split_outside_brackets(text: str) -> list[str]:
+    """``a[1-2],b`` -> ``a[1-2]``, ``b``: commas inside ``[...]`` belong to the range."""
+    items, depth, current = [], 0, ""
+    for char in text:
+        depth += (char == "[") - (char == "]")
+        if char == "," and depth == 0:
+            items.append(current)
+            current = ""
+        else:
+            current += char
+    return [item for item in [*items, current] if item]
+
+
+def megabytes_of(text: str) -> float | None:
+    """A memory size in MB (``500000``, ``2000G``, ``3200000M``); None for no limit."""
+    text = text.strip()
+    if text.upper() in UNLIMITED:
+        return None
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGTP]?)", text.upper())
+    if found is None:
+        return None
+    scale = {"K": 1 / 1024, "": 1, "M": 1, "G": 1024, "T": 1024**2, "P": 1024**3}
+    return float(found.group(1)) * scale[found.group(2)]
+
+
 def key_values(line: str) -> dict[str, str]:
     """``Key=Value Key2=Value2`` (scontrol's one-line records); a value may hold ``=``."""
     fields = {}
@@ -124,6 +170,17 @@ class Partition:
     allow_qos: tuple[str, ...] | None
     qos: str  # the partition's own QOS ("" for none)
     max_time_text: str = ""  # as SLURM prints it, for messages
+    min_nodes: int = 0
+    max_cpus_per_node: int | None = None
+    max_mem_per_cpu_mb: float | None = None
+    default_memory: dict[str, float] = field(default_factory=dict)  # DefMemPer{CPU,Node,GPU}
+    deny_qos: tuple[str, ...] = ()
+    allow_groups: tuple[str, ...] | None = None  # None = every group
+    alloc_nodes: tuple[str, ...] | None = None  # hosts jobs may be submitted from; None = any
+    root_only: bool = False
+    requires_reservation: bool = False  # ReqResv
+    exclusive_user: bool = False  # its nodes run one user's jobs at a time: no refusal
+    tres: dict[str, str] = field(default_factory=dict)  # its totals: cpu, mem, node, gres/gpu
 
 
 @dataclass(frozen=True)
@@ -165,21 +222,48 @@ def parse_partitions(text: str) -> dict[str, Partition]:
         fields = key_values(line)
         if "PartitionName" not in fields:
             continue
-        memory = fields.get("MaxMemPerNode", "UNLIMITED")
         qos = fields.get("QoS", "N/A")
         partitions[fields["PartitionName"]] = Partition(
             name=fields["PartitionName"],
             max_minutes=minutes_of(fields.get("MaxTime", "UNLIMITED")),
             max_nodes=count_of(fields.get("MaxNodes", "UNLIMITED")),
-            max_mem_per_node_mb=None if memory.upper() in UNLIMITED else float(memory),
+            max_mem_per_node_mb=megabytes_of(fields.get("MaxMemPerNode", "UNLIMITED")),
             state=fields.get("State", ""),
             allow_accounts=names_of(fields.get("AllowAccounts", "ALL")),
             deny_accounts=names_of(fields.get("DenyAccounts", "")) or (),
             allow_qos=names_of(fields.get("AllowQos", "ALL")),
             qos="" if qos.upper() in UNLIMITED else qos,
             max_time_text=fields.get("MaxTime", ""),
+            **_limits(fields),
         )
     return partitions
+
+
+def _limits(fields: dict[str, str]) -> dict:
+    """The fields of :class:`Partition` after its first ten, from one ``scontrol`` record."""
+    defaults = {**fields, **key_values(fields.get("JobDefaults", "").replace(",", " "))}
+    default_memory = {
+        kind: megabytes_of(defaults[f"DefMemPer{kind}"])
+        for kind in ("CPU", "Node", "GPU")
+        if megabytes_of(defaults.get(f"DefMemPer{kind}", "")) is not None
+    }
+    alloc_nodes = fields.get("AllocNodes", "ALL")
+    tres = [item.partition("=") for item in fields.get("TRES", "").split(",") if item]
+    return {
+        "min_nodes": count_of(fields.get("MinNodes", "0")) or 0,
+        "max_cpus_per_node": count_of(fields.get("MaxCPUsPerNode", "UNLIMITED")),
+        "max_mem_per_cpu_mb": megabytes_of(fields.get("MaxMemPerCPU", "UNLIMITED")),
+        "default_memory": default_memory,
+        "deny_qos": names_of(fields.get("DenyQos", "")) or (),
+        "allow_groups": names_of(fields.get("AllowGroups", "ALL")),
+        "alloc_nodes": (
+            None if alloc_nodes.upper() == "ALL" else tuple(expand_hostlist(alloc_nodes))
+        ),
+        "root_only": fields.get("RootOnly", "NO").upper() == "YES",
+        "requires_reservation": fields.get("ReqResv", "NO").upper() == "YES",
+        "exclusive_user": fields.get("ExclusiveUser", "NO").upper() == "YES",
+        "tres": {key: value for key, _, value in tres},
+    }
 
 
 NODE_FORMAT = "%N|%P|%c|%m|%G|%f|%t"  # sinfo --Node: one line per node and partition
@@ -270,6 +354,8 @@ class ClusterFacts:
     queued: int | None = None  # the user's jobs in the queue now
     default_account: str = ""  # what a job that names no account runs under
     user: str = ""
+    groups: tuple[str, ...] | None = None  # the user's groups (id -Gn)
+    host: str = ""  # this machine, which submits the jobs (a partition's AllocNodes)
     unread: list[str] = field(default_factory=list)
 
     def nodes_of(self, partition: str) -> list[Node]:
@@ -296,9 +382,11 @@ def _read(runner: Runner, argv: list[str], what: str, facts: ClusterFacts) -> st
     return None
 
 
-def read_cluster(runner: Runner = run_command, user: str | None = None) -> ClusterFacts:
-    """Everything this module reads, from the cluster this machine submits to."""
-    facts = ClusterFacts(user=user or getpass.getuser())
+def read_cluster(
+    runner: Runner = run_command, user: str | None = None, host: str | None = None
+) -> ClusterFacts:
+    """Everything this module reads, from the cluster this machine (``host``) submits to."""
+    facts = ClusterFacts(user=user or getpass.getuser(), host=host or socket.gethostname())
     text = _read(runner, ["scontrol", "show", "partition", "--oneliner"], "partitions", facts)
     if text is not None:
         facts.partitions = parse_partitions(text)
@@ -328,4 +416,7 @@ def read_cluster(runner: Runner = run_command, user: str | None = None) -> Clust
     )
     if text is not None:
         facts.queued = len(text.split())
+    text = _read(runner, ["id", "-Gn", facts.user], "groups", facts)
+    if text is not None:
+        facts.groups = tuple(text.split())
     return facts

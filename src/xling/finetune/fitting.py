@@ -38,6 +38,11 @@ from xling.model.optim import EagerAdam
 from xling.model.random_init import BERT
 
 log = logging.getLogger(__name__)
+# An epoch's log line; the pilot's report reads its examples and seconds (xling.cluster.pilot).
+EPOCH_LOG = (
+    "epoch %d/%d: train loss %.4f, %s dev %s %.4f (%d train examples in %.1f s, %.0f train "
+    "examples/s)"
+)
 WARMUP_FRACTION = 0.1  # Wu 3.2, Muller A.1.1: warm up over the first 10% of batches (not XNLI)
 
 
@@ -139,15 +144,16 @@ def fit_epochs(fitting: Fitting) -> tuple[list[dict], int]:
         if grouped:
             order = group_by_length(order, lengths, batch_size, epoch, settings.seed)
         loss = train_epoch(learner, train.items, order, batch_size, train.lang)
+        train_seconds = time.perf_counter() - tick  # the pilot's report reads it (cluster.pilot)
         score, _ = evaluate_split(spec, model, dev, settings.eval_batch_size, fitting.device)
         history.append({"epoch": epoch, "dev": {dev.lang: score}})
         if not best_epoch or score > history[best_epoch - 1]["dev"][dev.lang]:
             best_epoch = epoch
         _save_epoch(fitting, learner, history, best_epoch)
-        rate = len(order) / (time.perf_counter() - tick)
+        rate = len(order) / max(train_seconds, 1e-9)
         log.info(
-            "epoch %d/%d: train loss %.4f, %s dev %s %.4f (%.0f train examples/s)",
-            *(epoch, epochs, loss, dev.lang, spec.metric, score, rate),
+            EPOCH_LOG,
+            *(epoch, epochs, loss, dev.lang, spec.metric, score, len(order), train_seconds, rate),
         )
     return history, best_epoch
 

@@ -110,3 +110,23 @@ def _first_line(output: str) -> str:
 def _scontrol_end(output: str) -> str:
     found = _SCONTROL_END.search(output)
     return found.group(1) if found else ""
+
+
+def process_start_time(stat: str = "/proc/self/stat", uptime: str = "/proc/uptime") -> float | None:
+    """When this process started (seconds since the epoch), to 10 ms; None where ``/proc`` does
+    not say (not Linux).
+
+    The resume time of an attempt counts from here: Python's and torch's imports, reading the data
+    and the checkpoint all come before the trainer's first line of code could take a time.
+    """
+    try:
+        with open(stat, encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        with open(uptime, encoding="ascii") as handle:
+            seconds_since_boot = float(handle.read().split()[0])
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    # Field 22 of stat (the 20th after the command's closing parenthesis): start, in clock ticks.
+    started_after_boot = int(fields[19]) / ticks
+    return time.time() - (seconds_since_boot - started_after_boot)

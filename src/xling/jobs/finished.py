@@ -26,7 +26,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from xling.base.atomic import atomic_directory, remove_stale_parts, write_json
+from xling.base.atomic import (
+    atomic_directory,
+    fsync_directory,
+    fsync_file,
+    remove_stale_parts,
+    write_json,
+)
 from xling.jobs import joblog
 
 FOLDER = "finished"
@@ -109,7 +115,9 @@ def _put_back(kept: Path, path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         part.unlink()
     _link_or_copy(kept, part)
+    fsync_file(part)  # a copy's bytes (a link's are on disk already), before the name appears
     os.replace(part, path)
+    fsync_directory(path.parent)
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

@@ -38,16 +38,20 @@ def stop_signals_handled(handler: Callable) -> Iterator[None]:
 
 class StopRequest:
     """``with StopRequest(stop_at) as stop:`` notes the stop signals that come within (their
-    number in :attr:`signal`); :attr:`out_of_time` says whether ``stop_at`` (seconds since the
-    epoch; None: never) has passed. The trainer checks both between its steps."""
+    number in :attr:`signal`, when the first came in :attr:`signal_time`); :attr:`out_of_time`
+    says whether ``stop_at`` (seconds since the epoch; None: never) has passed. The trainer checks
+    both between its steps."""
 
     def __init__(self, stop_at: float | None = None, clock: Callable[[], float] = time.time):
         self.signal: int | None = None
+        self.signal_time: float | None = None  # when the first signal came (``clock``'s time)
         self.stop_at, self.clock = stop_at, clock
         self._scope = stop_signals_handled(self._handle)
 
     def _handle(self, signum, frame) -> None:
         self.signal = signum
+        if self.signal_time is None:
+            self.signal_time = self.clock()
 
     @property
     def out_of_time(self) -> bool:

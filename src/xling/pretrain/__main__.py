@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from xling.jobs.deadline import process_start_time
 from xling.pretrain.engine import pretrain
 from xling.pretrain.job import PretrainJob
 from xling.pretrain.settings import PretrainSettings
@@ -51,7 +52,9 @@ def main(argv: list[str] | None = None) -> dict:
         args.data_dir, args.languages, *outputs, settings, tokenizer_dir=args.tokenizer_dir,
         log_file=args.log_file, figure=args.figure, figure_title=args.figure_title,
     )  # fmt: skip
-    return pretrain(job, device=args.device, keep_work_dir=args.keep_work_dir)
+    # The attempt's resume time counts from the process's start: torch's import comes before.
+    started = process_start_time()
+    return pretrain(job, device=args.device, keep_work_dir=args.keep_work_dir, started=started)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,18 @@ step's streams and, where the share is larger than ``batch_size``, trains it in 
 micro-batches whose gradients add up before the one optimizer step (gradient accumulation). The
 learning rate, schedule and step count are the global batch's whatever the split.
 
-A step's streams are numbered ``0 .. global_batch - 1`` and cut into blocks of ``micro_batch``
-streams; process ``rank`` trains the blocks ``rank x accumulation`` to ``(rank + 1) x accumulation
-- 1``, in that order. A block's masks and dropout are drawn from the block's number
-(:mod:`xling.pretrain.loop`), so two splits with the same micro-batch train the same blocks, only
-on other processes: 1 process accumulating 2 micro-batches computes what 2 processes of 1 do, up
-to the order of float sums.
+A step's streams are numbered ``0 .. global_batch - 1`` and cut into blocks of
+:attr:`BatchPlan.micro_batch` streams (``batch_size`` wherever the processes divide
+``world_size``); process ``rank`` trains the blocks ``rank x accumulation`` to ``(rank + 1) x
+accumulation - 1``, in that order. A block's masks and dropout are drawn from the block's number
+(:mod:`xling.pretrain.loop`), so two splits with the same blocks train the same blocks, only on
+other processes: 1 process accumulating 2 blocks computes what 2 processes of 1 do, up to the
+order of float sums.
+
+For memory, ``pretrain.micro_batch`` cuts each block further, into the fewest equal parts of at
+most that many streams (:func:`block_parts`), trained one after the other with their gradients
+added. A block is masked whole before it is cut, so the masks, and without dropout the update,
+do not depend on ``micro_batch``; dropout inside a cut block is drawn per part and so differs.
 
 Torch-free: the job script checks the split before it starts any process.
 """
@@ -24,7 +30,11 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """``processes`` x ``accumulation`` micro-batches of ``micro_batch`` streams: one step."""
+    """``processes`` x ``accumulation`` micro-batches of ``micro_batch`` streams: one step.
+
+    The micro-batches are the step's blocks, from whose numbers masks and dropout are drawn;
+    config ``pretrain.micro_batch`` may cut each into parts for memory (:func:`block_parts`).
+    """
 
     global_batch: int
     processes: int
@@ -40,11 +50,20 @@ class BatchPlan:
         """Streams one process trains in a step."""
         return self.micro_batch * self.accumulation
 
-    def describe(self) -> str:
-        return (
+    def describe(self, micro_batch: int | None = None) -> str:
+        """In words; with ``micro_batch`` (config ``pretrain.micro_batch``), a block's parts."""
+        text = (
             f"{self.global_batch} streams a step = {self.processes} process(es) x "
             f"{self.accumulation} micro-batch(es) of {self.micro_batch}"
         )
+        parts = block_parts(self.micro_batch, micro_batch)
+        if parts > 1:
+            text += f", each trained in {parts} parts of {self.micro_batch // parts}"
+        return text
+
+    def streams_at_once(self, micro_batch: int | None = None) -> int:
+        """The most streams a process trains at once: a block, or a part of one."""
+        return self.micro_batch // block_parts(self.micro_batch, micro_batch)
 
 
 def plan_batches(world_size: int, batch_size: int, processes: int) -> BatchPlan:
@@ -70,3 +89,17 @@ def plan_batches(world_size: int, batch_size: int, processes: int) -> BatchPlan:
     while share % accumulation:  # ... that cut the share evenly
         accumulation += 1
     return BatchPlan(global_batch, processes, share // accumulation, accumulation)
+
+
+def block_parts(block: int, micro_batch: int | None) -> int:
+    """How many equal parts a block of ``block`` streams is trained in so that none has more than
+    ``micro_batch`` streams: the fewest that cut it evenly (1 where ``micro_batch`` is None or at
+    least ``block``). A block of 96 at ``micro_batch`` 48 is 2 parts, at 40 it is 3 of 32."""
+    if micro_batch is None or micro_batch >= block:
+        return 1
+    if micro_batch < 1:
+        raise ValueError(f"pretrain.micro_batch must be >= 1, got {micro_batch}")
+    parts = -(-block // micro_batch)
+    while block % parts:
+        parts += 1
+    return parts

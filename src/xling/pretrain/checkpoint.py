@@ -2,9 +2,10 @@
 
 ``checkpoint-step{N}.pt`` holds everything a rerun needs to continue as if never stopped: weights,
 Adam moments, schedule, gradient scaler, RNG states, the batch plan's position, the curve so far,
-the current best model's step. Each is written atomically (temporary file + rename), and the last
-two are kept: should the newest be unreadable all the same (truncated by a copy or a file system
-fault), the rerun resumes from the one before and loses one checkpoint interval, not the run.
+the current best model's step and the attempts so far (``summary.json``'s ``attempts``). Each is
+written atomically (temporary file + rename), and the last two are kept: should the newest be
+unreadable all the same (truncated by a copy or a file system fault), the rerun resumes from the
+one before and loses one checkpoint interval, not the run.
 
 The best model (by dev perplexity of the selection language) lives in ``best-step{N}/``, a model
 directory written atomically when a new best appears. Each kept checkpoint's best directory is kept
@@ -14,6 +15,7 @@ killed) is removed on resume, because the resumed run will redo that part.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Callable, Iterable
@@ -22,14 +24,19 @@ from typing import Any
 
 import torch
 
-from xling.base.atomic import remove_parts
+from xling.base.atomic import remove_parts, write_json
 from xling.jobs.checkpoint import save
+from xling.model.precision import capability_name, capability_of_name
 
 CHECKPOINT_NAME = re.compile(r"checkpoint-step(\d+)\.pt")
 # Job keys that checkpoints of earlier versions lack: those checkpoints still resume.
-ADDED_JOB_KEYS = frozenset({"precision", "gpu"})
+ADDED_JOB_KEYS = frozenset({"precision", "compute_capability"})
 # What the arithmetic of a run depends on beyond its settings: a resume must run on the same.
-HARDWARE_KEYS = ("precision", "gpu")
+HARDWARE_KEYS = ("precision", "compute_capability")
+# The job key's GPU entry of the version before compute capabilities: the GPUs' names.
+LEGACY_GPU_KEY = "gpu"
+# The stop record of the attempt whose stop wrote the newest checkpoint (see write_stop_record).
+STOP_RECORD_NAME = "stopped-attempt.json"
 SINGLE_CHECKPOINT_NAME = "checkpoint.pt"  # the one checkpoint of earlier versions, still resumed
 FORMAT_VERSION = 1
 
@@ -106,10 +113,19 @@ def load_checkpoint(
     return None
 
 
-def check_same_job(state: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
+def check_same_job(
+    state: dict[str, Any], expected: dict[str, Any], path: Path, gpu: str | None = None
+) -> None:
     """Refuse to resume a checkpoint written with other settings, data, languages, precision or
-    GPU model."""
+    compute capability.
+
+    ``gpu`` names this job's GPUs as :func:`upgraded_key` reads a checkpoint of the version that
+    keyed a resume on the names: one written on GPUs of the very same names resumes whatever
+    their capability is known to be.
+    """
     saved = upgraded_key(state["job"])
+    if gpu is not None and state["job"].get(LEGACY_GPU_KEY) == gpu:
+        saved["compute_capability"] = expected.get("compute_capability")
     _check_same_hardware(saved, expected, path)
     keys = (set(saved) | set(expected)) - {k for k in ADDED_JOB_KEYS if k not in saved}
     differing = sorted(k for k in keys if saved.get(k) != expected.get(k))
@@ -127,27 +143,50 @@ def upgraded_key(saved: dict[str, Any]) -> dict[str, Any]:
     Before gradient accumulation a key held the processes (``world_size``) and the batch per
     process, whose product is the global batch; before precision by compute capability its
     ``precision`` was the setting (``auto``), not what it resolved to, and no GPU was recorded.
+    Then, until the key held the compute capability, it held the GPUs' names ("NVIDIA
+    A100-SXM4-40GB", " + " between the models of a mixed job), which a site may put under one
+    gres type beside a sibling of the same capability (the 80GB one): the names are read as their
+    capability (:func:`xling.model.precision.capability_of_name`), a name it does not know as
+    ``unknown (<name>)``, which no job matches (but one on GPUs of that very name,
+    :func:`check_same_job`).
     """
     key = dict(saved)
     if "global_batch" not in key and "batch_size" in key:
         key["global_batch"] = key.pop("batch_size") * key.pop("world_size", 1)
-    if "gpu" not in key:
+    if LEGACY_GPU_KEY in key:
+        key["compute_capability"] = _capability_of_names(key.pop(LEGACY_GPU_KEY))
+    elif "compute_capability" not in key:
         key.pop("precision", None)
     return key
 
 
-def _check_same_hardware(saved: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
-    """Refuse, saying why and what to do, to resume on another precision or GPU model.
+def _capability_of_names(names: str | None) -> str | None:
+    """The compute capability key of GPUs named as the earlier key named them (None: the CPU)."""
+    if names is None:
+        return None
+    found = set()
+    for name in names.split(" + "):
+        capability = capability_of_name(name)
+        if capability is None:
+            return f"unknown ({names})"
+        found.add(capability)
+    return " + ".join(capability_name(capability) for capability in sorted(found))
 
-    Another GPU model sums floats in another order and another precision rounds otherwise, and
-    fp16 carries a loss scale that bf16 lacks: the run would go on as another computation than
-    the one it started as, and two models of a study would differ by where their retries landed.
+
+def _check_same_hardware(saved: dict[str, Any], expected: dict[str, Any], path: Path) -> None:
+    """Refuse, saying why and what to do, to resume on another precision or compute capability.
+
+    GPUs of another compute capability run other kernels, which sum floats in another order, and
+    another precision rounds otherwise, and fp16 carries a loss scale that bf16 lacks: the run
+    would go on as another computation than the one it started as, and two models of a study would
+    differ by where their retries landed. GPUs of one capability under other names (A100 40GB and
+    80GB, V100 16GB and 32GB, which sites put under one gres type) run the same kernels.
     """
     differing = [k for k in HARDWARE_KEYS if k in saved and saved[k] != expected.get(k)]
     if not differing:
         return
-    was = f"{saved['precision']} on {saved['gpu'] or 'the CPU'}"
-    now = f"{expected.get('precision')} on {expected.get('gpu') or 'the CPU'}"
+    was = f"{saved['precision']} on {_hardware_words(saved.get('compute_capability'))}"
+    now = f"{expected.get('precision')} on {_hardware_words(expected.get('compute_capability'))}"
     raise RuntimeError(
         f"{path} was trained in {was}; this job would continue it in {now}, another arithmetic "
         "mid-run. To resume, run it where it started: pin the GPU type of the pretraining rules "
@@ -156,6 +195,33 @@ def _check_same_hardware(saved: dict[str, Any], expected: dict[str, Any], path: 
         "bf16 on GPUs from A100 (compute capability 8.0) on, fp16 below). To train this model "
         f"afresh on these GPUs instead, delete {path.parent}"
     )
+
+
+def _hardware_words(capability: str | None) -> str:
+    if capability is None:
+        return "the CPU"
+    return f"GPUs of compute capability {capability}"
+
+
+def write_stop_record(work_dir: str | Path, record: dict[str, Any]) -> None:
+    """Keep the record of the attempt that just stopped, once its checkpoint is written.
+
+    The checkpoint holds the attempts so far, this one's as it was when the checkpoint began:
+    its stop time (request to checkpoint written) and wall time can only be known after it is
+    written. The resumed attempt completes it from here (:func:`read_stop_record`).
+    """
+    write_json(Path(work_dir) / STOP_RECORD_NAME, record)
+
+
+def read_stop_record(work_dir: str | Path, step: int) -> dict[str, Any] | None:
+    """The record :func:`write_stop_record` kept for an attempt that stopped at ``step``; None if
+    there is none for that step (a kill before it was written, or a resume from an older
+    checkpoint)."""
+    try:
+        record = json.loads((Path(work_dir) / STOP_RECORD_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("last_step") == step else None
 
 
 def best_dir(work_dir: str | Path, step: int) -> Path:

@@ -19,6 +19,8 @@ checkpoint's key holds) trains the same windows in the same order: with the same
 the same masks and dropout too, and the same update up to the order of float sums; with another
 micro-batch size (a process count that does not divide ``world_size``), other masks and dropout,
 drawn alike. Bit-for-bit equality with an uninterrupted run needs the same processes throughout.
+Config ``pretrain.micro_batch`` cuts each micro-batch into parts after it is masked: the same
+masks, other dropout.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from xling.pretrain.batching import block_parts
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID, MASK_ID = 0, 1, 2, 3, 4
 NUM_SPECIAL = 5
@@ -43,11 +47,34 @@ def step_rng(seed: int, purpose: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed, purpose, *keys])
 
 
-def step_seed(seed: int, step: int, rank: int = 0) -> int:
-    """A 63-bit seed for torch's dropout RNG at ``step`` (so resumed runs draw the same masks)."""
-    return int(
-        np.random.SeedSequence([seed, _DROPOUT, step, rank]).generate_state(2, np.uint64)[0] >> 1
-    )
+def step_seed(seed: int, step: int, rank: int = 0, part: int = 0) -> int:
+    """A 63-bit seed for torch's dropout RNG at ``step`` (so resumed runs draw the same masks):
+    of block ``rank`` of the step, and of its part ``part`` where config ``pretrain.micro_batch``
+    cuts the block (part 0 draws what the whole block does)."""
+    keys = [seed, _DROPOUT, step, rank, *([part] if part else [])]
+    return int(np.random.SeedSequence(keys).generate_state(2, np.uint64)[0] >> 1)
+
+
+def cut_block(
+    arrays: Sequence[np.ndarray], micro_batch: int | None
+) -> list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """A masked block's (input ids, selected flat positions, targets) cut into the parts that
+    config ``pretrain.micro_batch`` asks for (:func:`xling.pretrain.batching.block_parts`), each
+    with its number: the block itself where it needs no cut. A part that selects no position adds
+    nothing to the gradient and is left out (its loss, a mean over nothing, is undefined)."""
+    input_ids, selected, targets = arrays
+    parts = block_parts(len(input_ids), micro_batch)
+    if parts == 1:
+        return [(0, (input_ids, selected, targets))]
+    rows = len(input_ids) // parts
+    width = rows * input_ids.shape[1]
+    cut = []
+    for part in range(parts):
+        inside = (selected >= part * width) & (selected < (part + 1) * width)
+        if inside.any():
+            ids = np.ascontiguousarray(input_ids[part * rows : (part + 1) * rows])
+            cut.append((part, (ids, selected[inside] - part * width, targets[inside])))
+    return cut
 
 
 def load_stream(path: str | Path, vocab_size: int | None = None) -> np.ndarray:

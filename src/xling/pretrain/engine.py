@@ -45,6 +45,7 @@ def pretrain(
     device: str | None = None,
     keep_work_dir: bool = False,
     step_callback: Callable[[int], None] | None = None,
+    started: float | None = None,
 ) -> dict:
     """Pretrain one masked LM (:class:`PretrainJob`) and write the selected model.
 
@@ -53,8 +54,10 @@ def pretrain(
     before (a signal, the figure) leaves the checkpoints, so a rerun only writes the outputs, and a
     rerun after the outputs were deleted puts them back without training. ``device`` None picks
     the GPU of this process if there is one. ``step_callback(step)`` runs after every step
-    (monitoring, tests). Under ``torchrun`` every process calls this function; process 0 evaluates
-    and writes. Returns the summary (an empty dict on the other processes).
+    (monitoring, tests). ``started``: when the process of this attempt started (seconds since the
+    epoch; None: now), which the summary's resume times count from. Under ``torchrun`` every
+    process calls this function; process 0 evaluates and writes. Returns the summary (an empty
+    dict on the other processes).
     """
     runtime = init_runtime(device)
     # Thread count and determinism are process-wide: give the caller its own back at the end.
@@ -68,11 +71,11 @@ def pretrain(
     )  # fmt: skip
     try:
         with life:
-            trainer = Trainer(job, runtime, log)
+            trainer = Trainer(job, runtime, log, started)
             if life.restore(job.outputs(), _finished_key(trainer, job)):
                 return json.loads(Path(job.summary_json).read_text()) if runtime.is_main else {}
             train_steps(trainer, step_callback)
-            summary = _write_outputs(trainer, job)
+            summary = _write_outputs(trainer, job, trainer.peak_memory_gib())
             barrier(runtime)
             if not keep_work_dir:
                 # Checkpoints first: a kill inside the clean-up must not leave one that names a
@@ -127,13 +130,13 @@ def _finished_key(trainer: Trainer, job: PretrainJob) -> dict | None:
     }
 
 
-def _write_outputs(trainer: Trainer, job: PretrainJob) -> dict:
+def _write_outputs(trainer: Trainer, job: PretrainJob, peak_memory_gib: list) -> dict:
     """Write curve, summary, the selected model (last of the contract's outputs) and the figure
     (process 0); returns the summary (an empty dict on the other processes)."""
     if not trainer.runtime.is_main:
         return {}
     best_model = load_pretrained(trainer.best_dir())
-    summary = build_summary(trainer, best_model)
+    summary = build_summary(trainer, best_model, peak_memory_gib)
     trainer.curve.write_csv(job.curve_csv)
     write_json(job.summary_json, summary)
     save_pretrained(best_model, job.out_model_dir, tokenizer_dir=trainer.inputs.tokenizer_dir)

@@ -89,6 +89,84 @@ class LossInterval:
         self.steps = list(state["steps"])
 
 
+KILLED = "killed"  # an attempt that ended without a stop of its own: SIGKILL, a node's failure
+
+
+class AttemptLog:
+    """The attempts of a job so far, as ``summary.json``'s ``attempts`` lists them (a checkpoint
+    keeps the list, :meth:`records`).
+
+    An attempt is one run of the job's process, from the process's start (``started``, seconds
+    since the epoch) to its stop or its end. Its record: ``first_step`` (the step it resumed at),
+    ``last_step``, ``wall_seconds`` (process start to the end, or to the stop's checkpoint
+    written), ``resume_seconds`` (process start to its first step trained: the imports, the data,
+    the checkpoint), ``ended`` (``finished``, ``stopped by signal N``, ``stopped by another
+    process's signal``, ``stopped M min before the job's time limit``, or ``killed``: gone without
+    a stop of its own, some time after ``last_step``, then its last checkpoint's step),
+    ``stop_seconds`` (stop request to checkpoint written), and its steady state: ``steady_steps``
+    in ``steady_seconds`` of training, the steps after its first progress interval (the warm-up),
+    without the pauses for evaluation and checkpoints.
+    """
+
+    def __init__(self, started: float, earlier: list[dict] | None = None, first_step: int = 0):
+        self.started, self.first_step = started, first_step
+        self.earlier = [dict(record) for record in earlier or []]
+        for record in self.earlier:
+            if record["ended"] is None:  # saved by a periodic checkpoint, never stopped
+                record["ended"] = KILLED
+        self.resume_seconds: float | None = None
+        self.ended: str | None = None
+        self.requested_at: float | None = None
+        self.intervals, self.steady_steps, self.steady_seconds = 0, 0, 0.0
+
+    @property
+    def number(self) -> int:
+        """This attempt's number, 1 for the first: one after those its checkpoint records."""
+        return len(self.earlier) + 1
+
+    def trained(self) -> bool:
+        """Note that a step was trained; True for the first of this attempt."""
+        if self.resume_seconds is not None:
+            return False
+        self.resume_seconds = round(time.time() - self.started, 3)
+        return True
+
+    def add_interval(self, steps: int, seconds: float) -> None:
+        """A progress interval's steps and training seconds (its first: the warm-up, left out)."""
+        self.intervals += 1
+        if self.intervals > 1:
+            self.steady_steps += steps
+            self.steady_seconds += seconds
+
+    def stop(self, ended: str, requested_at: float) -> None:
+        self.ended, self.requested_at = ended, requested_at
+
+    def records(self, step: int, ended: str | None = None) -> list[dict]:
+        """Every attempt's record, this one's as of now at ``step`` (``ended``: how it ended, if
+        not by :meth:`stop`; None while it runs)."""
+        now = time.time()
+        stop_seconds = None if self.requested_at is None else round(now - self.requested_at, 3)
+        current = {
+            "first_step": self.first_step,
+            "last_step": step,
+            "wall_seconds": round(now - self.started, 3),
+            "resume_seconds": self.resume_seconds,
+            "ended": ended or self.ended,
+            "stop_seconds": stop_seconds,
+            "steady_steps": self.steady_steps,
+            "steady_seconds": round(self.steady_seconds, 6),
+        }
+        return [*self.earlier, current]
+
+    def steady_rate(self) -> tuple[int, float] | None:
+        """Steps and seconds of the last attempt with a steady state (this one's, else an
+        earlier one's: a last attempt may train a step or none); None if none had one."""
+        rates = [(r["steady_steps"], r["steady_seconds"]) for r in self.earlier]
+        rates.append((self.steady_steps, self.steady_seconds))
+        steady = [(steps, seconds) for steps, seconds in rates if steps and seconds > 0]
+        return steady[-1] if steady else None
+
+
 class Curve:
     """Rows of ``curve.csv`` keyed by (step, language): train and dev values of a step share one."""
 

@@ -49,6 +49,11 @@ class PretrainSettings:
     # The devices batch_size is per: the global batch is world_size x batch_size streams a step
     # (the paper: 8 x 96), on however many processes the job has (xling.pretrain.batching).
     world_size: int = 1
+    # The most streams a process trains at once, for memory: each batch_size block is cut into
+    # the fewest equal parts of at most this many, their gradients added (None: whole blocks).
+    # The same masks and global batch, so the same update without dropout; dropout inside a cut
+    # block is drawn per part and so differs. How a job runs, not what it trains: in no key.
+    micro_batch: int | None = None
     lr: float = 1e-4
     warmup_steps: int = 30_000
     warmup_init_lr: float = 1e-7  # XLM's AdamInverseSqrtWithWarmup starts here
@@ -68,7 +73,15 @@ class PretrainSettings:
     selection_language: str = "en"  # falls back to the only language of a monolingual model
     checkpoint_minutes: float = 10.0
     checkpoint_steps: int = 0  # 0 = time-based only; tests set a step interval
-    stop_margin_minutes: float = 10.0  # checkpoint and stop this long before a SLURM time limit
+    # Checkpoint and stop this long before a SLURM time limit: more than the profile's early
+    # signal (--signal=TERM@600) plus the 60 s SLURM may send it early, so that the signal, the
+    # fallback, does not come first (xling.cluster.launch.check_stop_margin).
+    stop_margin_minutes: float = 15.0
+    # The pilot's (config/pilot.yaml): finish, as at total_steps, once this many minutes are
+    # trained over the attempts (None: train total_steps); and the attempts (1, 2, ...) that do
+    # not stop themselves before the time limit, leaving the stop to SLURM's early signal.
+    max_train_minutes: float | None = None
+    signal_stop_attempts: tuple[int, ...] = ()
     log_interval: int = 100
     seed: int = 0
     precision: str = "auto"
@@ -79,6 +92,7 @@ class PretrainSettings:
     def __post_init__(self) -> None:
         self.architecture = dict(self.architecture)
         self.adam_betas = tuple(self.adam_betas)
+        self.signal_stop_attempts = tuple(self.signal_stop_attempts)
         unknown = set(self.architecture) - set(ARCHITECTURE_KEYS)
         if unknown:
             raise ValueError(
@@ -96,6 +110,11 @@ class PretrainSettings:
             raise ValueError(
                 "pretraining settings warmup_steps, checkpoint_steps and stop_margin_minutes must "
                 "be >= 0"
+            )
+        if self.micro_batch is not None and not 1 <= self.micro_batch <= self.batch_size:
+            raise ValueError(
+                f"pretraining setting micro_batch must be between 1 and batch_size "
+                f"({self.batch_size}), got {self.micro_batch}; unset it to train whole blocks"
             )
         if not 0 < self.mask_prob <= 1:
             raise ValueError(
@@ -147,6 +166,7 @@ class PretrainSettings:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["adam_betas"] = list(self.adam_betas)
+        data["signal_stop_attempts"] = list(self.signal_stop_attempts)
         return data
 
     @classmethod
@@ -182,7 +202,8 @@ class PretrainSettings:
         """The settings a resumed run must share with the run that wrote the checkpoint.
 
         Left out: what only changes how often things happen outside the weights' path (logging,
-        checkpoint interval, the stop margin), ``total_steps`` (the inverse square root schedule
+        checkpoint interval, the stop margin, ``micro_batch``, which cuts blocks after they are
+        masked), ``total_steps`` (the inverse square root schedule
         does not depend on it, so a finished run can be extended), and how the same computation
         is executed: ``threads``, ``compile_layers`` and ``deterministic``. These change speed and
         the order of float sums, not the training's definition (data order, masks, dropout and the
@@ -194,6 +215,7 @@ class PretrainSettings:
         """
         free = {"total_steps", "checkpoint_minutes", "checkpoint_steps", "log_interval"}
         free |= {"threads", "compile_layers", "deterministic", "stop_margin_minutes"}
+        free |= {"micro_batch", "max_train_minutes", "signal_stop_attempts"}
         free |= {"world_size", "batch_size", "precision"}
         key = {k: v for k, v in self.to_dict().items() if k not in free}
         return {**key, "global_batch": self.global_batch}

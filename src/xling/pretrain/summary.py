@@ -1,4 +1,11 @@
-"""``summary.json`` of a pretraining job (``docs/contracts.md`` section 4)."""
+"""``summary.json`` of a pretraining job (``docs/contracts.md`` section 4).
+
+Besides what the job trained and selected, what a cluster user needs to judge the run: every
+attempt (:class:`xling.pretrain.progress.AttemptLog`: its steps, wall, resume and stop times, how
+it ended), the speed of the last attempt's steady state (``tokens_per_s``, ``mfu``: None off a GPU
+of known peak) and the ``hardware``: each process's GPU and compute capability, the smallest GPU
+memory, each process's peak of allocated memory (None on CPUs) and the batch layout.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +18,11 @@ if TYPE_CHECKING:
     from xling.pretrain.trainer import Trainer
 
 
-def build_summary(trainer: Trainer, best_model: MLMEncoder) -> dict:
-    """First/last train loss, the selected step and its dev scores beside the unigram baseline."""
+def build_summary(
+    trainer: Trainer, best_model: MLMEncoder, peak_memory_gib: list[float | None]
+) -> dict:
+    """First/last train loss, the selected step and its dev scores beside the unigram baseline,
+    and the attempts, speed and hardware (``peak_memory_gib``: each process's, in rank order)."""
     best_step = trainer.best["step"]
     per_language = {}
     for lang in trainer.languages:
@@ -53,4 +63,23 @@ def build_summary(trainer: Trainer, best_model: MLMEncoder) -> dict:
         "precision": trainer.precision,
         "world_size": trainer.runtime.world_size,
         "settings": trainer.settings.to_dict(),
+        "attempts": trainer.attempts.records(trainer.step, ended="finished"),
+        **_speed(trainer),
+        "hardware": {
+            **trainer.hardware.summary(),
+            "peak_memory_gib": peak_memory_gib,
+            "layout": trainer.plan.describe(trainer.settings.micro_batch),
+        },
     }
+
+
+def _speed(trainer: Trainer) -> dict:
+    """Tokens per second and MFU over the last attempt's steady state (None without one)."""
+    rate = trainer.attempts.steady_rate()
+    if rate is None:
+        return {"tokens_per_s": None, "mfu": None}
+    steps, seconds = rate
+    settings, peak = trainer.settings, trainer.peak_flops
+    tokens_per_s = steps * settings.global_batch * settings.seq_len / seconds
+    mfu = trainer.flops_per_step * steps / seconds / peak if peak else None
+    return {"tokens_per_s": round(tokens_per_s, 1), "mfu": None if mfu is None else round(mfu, 4)}

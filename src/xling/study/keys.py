@@ -17,9 +17,11 @@ PAPER_ROW = "paper"
 # Keys of `pretrain` that say how a cluster job runs, not what it trains: the rules keep them out of
 # their params, so that changing them never reruns a finished model (training resumes without them).
 # Not `world_size`: with `batch_size` it makes the global batch, what every step trains.
+# `micro_batch` cuts each block of `batch_size` streams after it is masked, for memory: the same
+# update without dropout.
 PRETRAIN_JOB_KEYS = (
     "runtime_minutes", "attempts", "checkpoint_minutes", "stop_margin_minutes", "threads",
-    "compile_layers",
+    "compile_layers", "max_train_minutes", "signal_stop_attempts", "micro_batch",
 )  # fmt: skip
 
 

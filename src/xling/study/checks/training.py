@@ -30,6 +30,18 @@ def check(config: dict) -> None:
             f"config key 'pretrain.seq_len': {pretrain['seq_len']} tokens do not fit the model's "
             f"{positions} positions (model.max_positions); shorten seq_len or raise max_positions"
         )
+    micro_batch = pretrain.get("micro_batch")
+    own = ((config.get("muller") or {}).get("model") or {}).get("pretrain") or {}
+    batches = {"pretrain.batch_size": pretrain["batch_size"]}
+    if "batch_size" in own:  # Muller et al.'s own MLM trains its own batch
+        batches["muller.model.pretrain.batch_size"] = own["batch_size"]
+    for key, batch in batches.items():
+        if micro_batch is not None and micro_batch > batch:
+            raise ConfigError(
+                f"config key 'pretrain.micro_batch': {micro_batch} streams are more than a block "
+                f"of {key} ({batch}), the most a process trains at once; lower it or leave it "
+                "unset"
+            )
     if pretrain["warmup_steps"] > pretrain["total_steps"]:
         raise ConfigError(
             f"config key 'pretrain.warmup_steps': {pretrain['warmup_steps']} warmup steps exceed "
