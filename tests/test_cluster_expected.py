@@ -46,3 +46,12 @@ def test_a_job_shorter_of_spare_attempts_than_its_slow_end_falls_short():
     assert not attempts_fall_short((27.0, 47.0), [1440] * 3)  # 48 h with one lost
     assert attempts_fall_short((27.0, 47.0), [1440] * 2)  # 24 h with one lost
     assert attempts_fall_short((54.0, 94.0), [1440] * 4)  # the 4-GPU layout's hours
+
+
+def test_the_pilots_training_budget_bounds_the_expected_hours():
+    model = {"layers": 8, "dim": 768, "heads": 12, "ffn_dim": 3072}
+    pretrain = {"seq_len": 256, "batch_size": 96, "world_size": 8, "total_steps": 416_800}
+    study = pretraining_expected(model, pretrain, ["en", "fr"])
+    pilot = pretraining_expected(model, {**pretrain, "max_train_minutes": 9.5}, ["en", "fr"])
+    assert study.hours["V100"][1] > 1  # days at the paper's steps
+    assert all(slow == pytest.approx(9.5 / 60) for _, slow in pilot.hours.values())

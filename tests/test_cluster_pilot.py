@@ -24,9 +24,9 @@ from xling.cluster.plan import JobRequest
 from xling.finetune.fitting import EPOCH_LOG
 
 THREE_ATTEMPTS = (
-    Attempt(1, 1, 400, "time limit", 50.0, 12.0),
-    Attempt(2, 401, 900, "signal", 70.0, 14.0),
-    Attempt(3, 901, 1200, "finished", 65.0, None),
+    Attempt(1, 0, 400, "time limit", 50.0, 12.0),
+    Attempt(2, 400, 900, "signal", 70.0, 14.0),
+    Attempt(3, 900, 1200, "finished", 65.0, None),
 )
 
 
@@ -145,10 +145,10 @@ def test_the_wall_time_is_the_longest_chain_or_the_gpu_hours_over_the_pool():
 
 def test_every_stop_path_is_checked():
     assert all(ok for _, ok, _ in stop_checks(THREE_ATTEMPTS))
-    no_signal = (THREE_ATTEMPTS[0], Attempt(2, 401, 900, "finished", 70.0, None))
+    no_signal = (THREE_ATTEMPTS[0], Attempt(2, 400, 900, "finished", 70.0, None))
     failed = {what for what, ok, _ in stop_checks(no_signal) if not ok}
     assert failed == {"stopped by SLURM's early signal"}
-    skipped = (THREE_ATTEMPTS[0], Attempt(2, 402, 900, "finished", 70.0, None))
+    skipped = (THREE_ATTEMPTS[0], Attempt(2, 380, 900, "finished", 70.0, None))
     assert "attempt 2 resumed where 1 stopped" in {w for w, ok, _ in stop_checks(skipped) if not ok}
     text = report_markdown(
         measure(attempts=no_signal), RUNS, forecast([], work(), measure(), RUNS), work()
@@ -175,8 +175,13 @@ def test_the_pretraining_summary_is_read(tmp_path):
         "mfu": 0.25,
         "hardware": {"gpus": ["NVIDIA A100-SXM4-40GB"], "peak_memory_gib": [12.0, None]},
         "attempts": [
-            {"first_step": 1, "last_step": 5, "ended": "time limit", "resume_seconds": 3.0},
-            {"first_step": 6, "last_step": 9, "ended": "finished", "resume_seconds": 4.0},
+            {
+                "first_step": 0,
+                "last_step": 5,
+                "ended": "stopped 15 min before the job's time limit",
+                "resume_seconds": 3.0,
+            },
+            {"first_step": 5, "last_step": 9, "ended": "finished", "resume_seconds": 4.0},
         ],
     }
     path = tmp_path / "summary.json"
@@ -213,3 +218,19 @@ def test_the_html_page_holds_the_tables():
     assert "<h1>Title</h1>" in page
     assert "<th>a</th><th>b</th>" in page and "<td>1</td><td>&lt;2&gt;</td>" in page
     assert "<li>note</li>" in page
+
+
+def test_muller_tasks_are_priced_by_the_pilots_one_muller_run():
+    """mBERT at one input length on every task: NER at the pos run's seconds per example."""
+    config = {
+        "pretrain": {"total_steps": 1, "runtime_minutes": 60, "stop_margin_minutes": 15,
+                     "attempts": 2},
+        "tasks": {"ner": {"epochs": 1}},
+        "muller": {"tasks": {"parsing": {"epochs": 2}, "ner": {"epochs": 3}}},
+    }  # fmt: skip
+    found = study_work(config, {"ner": 1_000, "muller_pos": 400})
+    # parsing reads pos's treebanks; Muller's NER Table 1's English NER training set
+    assert found.examples_per_run[("muller", "parsing")] == 800
+    assert found.examples_per_run[("muller", "ner")] == 3_000
+    result = forecast([request("muller_finetune", mtask="ner")], found, measure(), RUNS)
+    assert result.stages["muller"].gpu_hours == pytest.approx((10 + 0.05 * 3_000) / 3600)

@@ -10,6 +10,7 @@ MFU with its progress lines ("MFU 31.2%"): compare after the first hour.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -71,10 +72,13 @@ def pretraining_expected(
     flops = training_flops_per_step(config, 1, seq_len, predicted) * global_batch / processes
     total = flops * int(pretrain["total_steps"])
     low, high = sorted(mfu_range)
+    # The pilot's bound (pretrain.max_train_minutes): training ends there, whatever the steps.
+    budget = float(pretrain.get("max_train_minutes") or math.inf) / 60
     hours = {}
     for gpu, precision in GPU_TYPES.items():
         peak = PEAK_FLOPS[gpu][precision]
-        hours[gpu] = (total / (peak * high) / 3600, total / (peak * low) / 3600)
+        fast, slow = total / (peak * high) / 3600, total / (peak * low) / 3600
+        hours[gpu] = (min(fast, budget), min(slow, budget))
     return Expected(hours, processes)
 
 

@@ -12,7 +12,9 @@ measured speeds instead of the FLOP model:
   and the measured resume time, and one more for a failure;
 * fine-tuning (Table 1 and Muller et al.): the measured seconds per training example of the task,
   times the examples a run of the study trains (epochs x examples per epoch), plus the run's
-  measured time outside training (start, evaluation, writing);
+  measured time outside training (start, evaluation, writing); Muller et al.'s tasks all fine-tune
+  mBERT at one input length, so the pilot's one Muller run prices each of them, and an epoch's
+  examples come from the pilot's runs of the same training data (:func:`_muller_epoch`);
 * every other job: the wall time the plan asks for (not measured; said so in the report).
 
 Torch-free: the report job runs where Snakemake runs.
@@ -50,7 +52,7 @@ class Attempt:
     """One attempt of the pilot's pretraining job, as its summary records it."""
 
     number: int
-    first_step: int
+    first_step: int  # the step it resumed at (0: it started the training)
     last_step: int
     ended: str  # "finished", "signal", "time limit"
     resume_seconds: float | None  # process start to the first trained step
@@ -223,7 +225,7 @@ def study_work(config: Mapping[str, Any], examples_per_epoch: Mapping[str, int])
         epoch = section.get("epoch_size") or examples_per_epoch.get(task, 0)
         per_run[("finetune", task)] = int(section["epochs"]) * int(epoch)
     for task, section in (config.get("muller") or {}).get("tasks", {}).items():
-        epoch = examples_per_epoch.get(f"muller_{task}") or examples_per_epoch.get(task, 0)
+        epoch = _muller_epoch(examples_per_epoch, task)
         per_run[("muller", task)] = int(section["epochs"]) * int(epoch)
     return StudyWork(
         total_steps=int(pretrain["total_steps"]),
@@ -232,6 +234,22 @@ def study_work(config: Mapping[str, Any], examples_per_epoch: Mapping[str, int])
         attempts=int(pretrain["attempts"]),
         examples_per_run=per_run,
     )
+
+
+# Muller et al.'s tasks that train on another task's data (A.1.2: POS and parsing read the same
+# UD treebanks), so that the pilot's examples of one stand for the other's.
+SAME_TRAINING = {"pos": "parsing", "parsing": "pos"}
+
+
+def _muller_epoch(examples_per_epoch: Mapping[str, int], task: str) -> int:
+    """Examples of one epoch of a Muller et al. task: the pilot's Muller run of it, or of the task
+    with the same training data, or Table 1's run of it (the same English training set; NER's
+    WikiANN), in that order."""
+    same = SAME_TRAINING.get(task, task)
+    for name in (f"muller_{task}", f"muller_{same}", task, same):
+        if examples_per_epoch.get(name):
+            return examples_per_epoch[name]
+    return 0
 
 
 def _stage_of(rule: str) -> str:
@@ -251,9 +269,19 @@ def _runs_in_job(request) -> int:
     return int(runs) if runs.isdigit() else 1
 
 
+def _measured_run(runs: Mapping[str, RunMeasure], kind: str, task: str) -> RunMeasure | None:
+    """The pilot's run that prices a run of ``task``: its own; for Muller et al.'s tasks, which
+    fine-tune one encoder (mBERT) at one input length, the pilot's one Muller run."""
+    if kind != "muller":
+        return runs.get(task)
+    return runs.get(f"muller_{task}") or next(
+        (run for name, run in runs.items() if name.startswith("muller_")), None
+    )
+
+
 def _finetune_hours(request, work: StudyWork, runs: Mapping[str, RunMeasure], kind: str) -> float:
     task = request.wildcard("task") or request.wildcard("mtask")
-    measure = runs.get(f"muller_{task}" if kind == "muller" else task) or runs.get(task)
+    measure = _measured_run(runs, kind, task)
     if measure is None:
         raise ValueError(
             f"the pilot measured no {task} fine-tuning run, which the study's {request.rule} "
@@ -335,8 +363,8 @@ def settings_to_change(result: Forecast, work: StudyWork, measure: PretrainMeasu
 
 # --------------------------------------------------------------------------- the report
 def stop_checks(attempts: Sequence[Attempt]) -> list[tuple[str, bool, str]]:
-    """(what, passed, detail): the pilot crossed a self-stop, a signal stop, and every resume
-    continued at the step after the one its attempt stopped at."""
+    """(what, passed, detail): the pilot crossed a self-stop, a signal stop, and every attempt
+    resumed at the step the one before it checkpointed last (an attempt's ``first_step``)."""
     ended = [a.ended for a in attempts]
     checks = [
         ("stopped itself before the time limit", "time limit" in ended, ", ".join(ended)),
@@ -344,15 +372,16 @@ def stop_checks(attempts: Sequence[Attempt]) -> list[tuple[str, bool, str]]:
         ("finished", bool(ended) and ended[-1] == "finished", ", ".join(ended)),
     ]
     for before, after in itertools.pairwise(attempts):
-        ok = after.first_step == before.last_step + 1
-        detail = f"attempt {before.number} ended after step {before.last_step}, "
-        detail += f"attempt {after.number} trained step {after.first_step} first"
+        ok = after.first_step == before.last_step
+        detail = f"attempt {before.number} checkpointed step {before.last_step} last, "
+        detail += f"attempt {after.number} resumed at step {after.first_step}"
         checks.append((f"attempt {after.number} resumed where {before.number} stopped", ok, detail))
     return checks
 
 
 def _hours(value: float) -> str:
-    return f"{value:,.0f}" if value >= 10 else f"{value:,.1f}"
+    """Hours to the nearest one from 10 on, else to 3 significant digits (a tiny pilot's too)."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.3g}"
 
 
 def _measured_lines(measure: PretrainMeasure, expected: tuple[float, float] | None) -> list[str]:
@@ -406,7 +435,8 @@ def _run_lines(runs: Mapping[str, RunMeasure]) -> list[str]:
 def _forecast_lines(result: Forecast, work: StudyWork) -> list[str]:
     lines = ["| stage | jobs | GPU-hours, forecast | GPU-hours, asked | longest job (h) |"]
     lines.append("|---|---|---|---|---|")
-    for name, stage in result.stages.items():
+    order = ("pretrain", "finetune", "muller", "other")
+    for name, stage in sorted(result.stages.items(), key=lambda item: order.index(item[0])):
         how = "" if stage.measured else " (asked, not measured)"
         lines.append(
             f"| {name} | {stage.jobs:,} | {_hours(stage.gpu_hours)}{how} | "

@@ -78,11 +78,13 @@ def names_of(text: str) -> tuple[str, ...] | None:
     return tuple(name for name in text.split(",") if name and name.upper() != "(NULL)")
 
 
-def split_outside_parentheses(text: str) -> list[str]:
-    """``gpu:a100:4(S:0-1),gpu:v100:2(S:0)`` -> its two items."""
+def split_outside_parentheses(text: str, brackets: str = "()") -> list[str]:
+    """``gpu:a100:4(S:0-1),gpu:v100:2(S:0)`` -> its two items: commas inside ``brackets`` (a pair
+    of characters: ``()``, or ``[]`` for host ranges) belong to the item."""
+    opening, closing = brackets
     items, depth, current = [], 0, ""
     for char in text:
-        depth += (char == "(") - (char == ")")
+        depth += (char == opening) - (char == closing)
         if char == "," and depth == 0:
             items.append(current)
             current = ""
@@ -109,7 +111,7 @@ def gpus_of_gres(text: str) -> dict[str, int]:
 def expand_hostlist(text: str) -> list[str]:
     """SLURM's host list: ``login[01-02,05],head`` -> login01, login02, login05, head."""
     names: list[str] = []
-    for item in split_outside_brackets(text.strip()):
+    for item in split_outside_parentheses(text.strip(), "[]"):
         found = re.search(r"\[([^\]]*)\]", item)
         if found is None:
             names.append(item)
@@ -120,19 +122,6 @@ def expand_hostlist(text: str) -> list[str]:
             for number in range(int(low), int(high or low) + 1):
                 names += expand_hostlist(f"{head}{number:0{len(low)}d}{tail}")
     return names
-
-
-def split_outside_brackets(text: str) -> list[str]:
-    """``a[1-2],b`` -> ``a[1-2]``, ``b``: commas inside ``[...]`` belong to the range."""
-    items, depth, current = [], 0, ""
-    for char in text:
-        depth += (char == "[") - (char == "]")
-        if char == "," and depth == 0:
-            items.append(current)
-            current = ""
-        else:
-            current += char
-    return [item for item in [*items, current] if item]
 
 
 def megabytes_of(text: str) -> float | None:
