@@ -553,8 +553,10 @@ def cluster_tool(scratch: Scratch, line: Line, match: re.Match) -> Check:
     def check() -> None:
         ran = scratch.session.result(key)
         if words and not words[0].startswith("-"):  # a target: its jobs alone
+            # a file's rule (table1.md: table1), or a target rule's (pilot: pilot_report)
             stem = re.escape(Path(words[0]).stem)
-            assert re.search(rf"^\w+ +{stem} ", ran.stdout, re.M), ran.tail()
+            suffix = "" if "/" in words[0] else r"(?:_\w+)?"
+            assert re.search(rf"^\w+ +{stem}{suffix} ", ran.stdout, re.M), ran.tail()
         if tool == "plan":
             assert ran.returncode == 0, ran.tail()
             assert "GPU-hours asked for at the first attempt" in ran.stdout, ran.tail()
