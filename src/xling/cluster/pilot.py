@@ -85,12 +85,18 @@ class PretrainMeasure:
 
 @dataclass(frozen=True)
 class RunMeasure:
-    """One fine-tuning run of the pilot: its training examples and seconds, and its whole time."""
+    """One fine-tuning run of the pilot: its training examples and seconds over its ``epochs``,
+    and its whole time."""
 
     task: str
     train_examples: int
     train_seconds: float
     total_seconds: float
+    epochs: int = 1
+
+    @property
+    def examples_per_epoch(self) -> int:
+        return self.train_examples // max(self.epochs, 1)
 
     @property
     def seconds_per_example(self) -> float:
@@ -166,6 +172,7 @@ def read_run_log(task: str, log_path: str | Path) -> RunMeasure:
         train_examples=sum(int(e[2]) for e in epochs),
         train_seconds=sum(float(e[3]) for e in epochs),
         total_seconds=float(done[-1]),
+        epochs=len(epochs),
     )
 
 
@@ -512,19 +519,14 @@ def read_runs(run_logs: Mapping[str, str | Path]) -> dict[str, RunMeasure]:
     }
 
 
-def examples_per_epoch(runs: Mapping[str, RunMeasure], pilot_epochs: Mapping[str, int]) -> dict:
-    return {
-        name: run.train_examples // max(pilot_epochs.get(name, 1), 1) for name, run in runs.items()
-    }
-
-
 def expected_hours(measure: PretrainMeasure, config: Mapping[str, Any]) -> tuple | None:
     """The FLOP model's hours of one model of the study on the pilot's GPU type, if it has one."""
     from xling.cluster.expected import GPU_TYPES, pretraining_expected
 
     for gpu in sorted(GPU_TYPES, key=len, reverse=True):
         if gpu in measure.gpu:
-            expected = pretraining_expected(config["model"], config["pretrain"], ["en", "fr"])
+            languages = config["pairs"][0].split("-")  # the pilot's pair; only the size counts
+            expected = pretraining_expected(config["model"], config["pretrain"], languages)
             return expected.hours[gpu]
     return None
 
@@ -580,8 +582,7 @@ def write_report(
     measure = read_pretrain(pretrain_summary)
     runs = read_runs(run_logs)
     plan = read_plan(str(study["profile"]), list(study["configfiles"]), ["all"])
-    pilot_epochs = {name: 1 for name in runs}  # config/pilot.yaml trains one epoch of each
-    work = study_work(plan.config, examples_per_epoch(runs, pilot_epochs))
+    work = study_work(plan.config, {name: run.examples_per_epoch for name, run in runs.items()})
     result = forecast(plan.requests, work, measure, runs)
     text = report_markdown(measure, runs, result, work, expected_hours(measure, plan.config))
     atomic_write(markdown, [text])
