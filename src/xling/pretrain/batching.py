@@ -15,6 +15,11 @@ accumulation - 1``, in that order. A block's masks and dropout are drawn from th
 other processes: 1 process accumulating 2 blocks computes what 2 processes of 1 do, up to the
 order of float sums.
 
+With more processes than ``world_size`` (16 GPUs for the paper's 8 x 96), the blocks stay of
+``batch_size`` streams and :attr:`BatchPlan.sharing` processes train each block between them: each
+masks the whole block, from its number, and trains its own equal part (process ``rank``: block
+``rank // sharing``, part ``rank % sharing``), so 16 processes of 48 compute what 8 of 96 do.
+
 For memory, ``pretrain.micro_batch`` cuts each block further, into the fewest equal parts of at
 most that many streams (:func:`block_parts`), trained one after the other with their gradients
 added. A block is masked whole before it is cut, so the masks, and without dropout the update,
@@ -34,16 +39,25 @@ class BatchPlan:
 
     The micro-batches are the step's blocks, from whose numbers masks and dropout are drawn;
     config ``pretrain.micro_batch`` may cut each into parts for memory (:func:`block_parts`).
+    ``sharing`` processes train one block between them, each its own part of ``micro_batch``
+    streams (1: every process trains whole blocks).
     """
 
     global_batch: int
     processes: int
     micro_batch: int
     accumulation: int
+    sharing: int = 1
 
     def blocks(self, rank: int) -> range:
-        """The numbers of the micro-batches process ``rank`` trains in a step, in order."""
+        """The numbers of the blocks process ``rank`` trains (or a part of) in a step, in order."""
+        if self.sharing > 1:
+            return range(rank // self.sharing, rank // self.sharing + 1)
         return range(rank * self.accumulation, (rank + 1) * self.accumulation)
+
+    def share(self, rank: int) -> tuple[int, int]:
+        """Which part of its block process ``rank`` trains, of how many."""
+        return rank % self.sharing, self.sharing
 
     @property
     def per_process(self) -> int:
@@ -56,6 +70,8 @@ class BatchPlan:
             f"{self.global_batch} streams a step = {self.processes} process(es) x "
             f"{self.accumulation} micro-batch(es) of {self.micro_batch}"
         )
+        if self.sharing > 1:
+            text += f" (each block of {self.micro_batch * self.sharing} shared by {self.sharing})"
         parts = block_parts(self.micro_batch, micro_batch)
         if parts > 1:
             text += f", each trained in {parts} parts of {self.micro_batch // parts}"
@@ -72,7 +88,9 @@ def plan_batches(world_size: int, batch_size: int, processes: int) -> BatchPlan:
     Each process's share is trained in as few micro-batches as keep each at most ``batch_size``
     streams (the per-GPU batch the config was sized for): ``processes`` that divide ``world_size``
     train micro-batches of ``batch_size`` exactly, ``world_size / processes`` of them. Raises
-    ValueError, naming the keys, when ``processes`` does not divide the global batch.
+    ValueError, naming the keys, when ``processes`` does not divide the global batch. More
+    processes than ``world_size``, where each block divides evenly among them, share blocks of
+    ``batch_size``: each process trains a part, and the masks are those of the fewer processes.
     """
     global_batch = world_size * batch_size
     if processes < 1 or global_batch % processes:
@@ -85,6 +103,9 @@ def plan_batches(world_size: int, batch_size: int, processes: int) -> BatchPlan:
             "pretrain.world_size"
         )
     share = global_batch // processes
+    sharing = processes // world_size
+    if share < batch_size and processes % world_size == 0 and batch_size % sharing == 0:
+        return BatchPlan(global_batch, processes, share, 1, sharing)
     accumulation = -(-share // batch_size)  # the fewest micro-batches of at most batch_size ...
     while share % accumulation:  # ... that cut the share evenly
         accumulation += 1

@@ -56,20 +56,24 @@ def step_seed(seed: int, step: int, rank: int = 0, part: int = 0) -> int:
 
 
 def cut_block(
-    arrays: Sequence[np.ndarray], micro_batch: int | None
+    arrays: Sequence[np.ndarray], micro_batch: int | None, share: tuple[int, int] = (0, 1)
 ) -> list[tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     """A masked block's (input ids, selected flat positions, targets) cut into the parts that
     config ``pretrain.micro_batch`` asks for (:func:`xling.pretrain.batching.block_parts`), each
-    with its number: the block itself where it needs no cut. A part that selects no position adds
+    with its number: the block itself where it needs no cut. A block that ``share = (index,
+    count)`` processes train between them is first cut in ``count``, and only the parts of share
+    ``index`` are returned, numbered within the block. A part that selects no position adds
     nothing to the gradient and is left out (its loss, a mean over nothing, is undefined)."""
     input_ids, selected, targets = arrays
-    parts = block_parts(len(input_ids), micro_batch)
+    index, count = share
+    per_share = block_parts(len(input_ids) // count, micro_batch)
+    parts = count * per_share
     if parts == 1:
         return [(0, (input_ids, selected, targets))]
     rows = len(input_ids) // parts
     width = rows * input_ids.shape[1]
     cut = []
-    for part in range(parts):
+    for part in range(index * per_share, (index + 1) * per_share):
         inside = (selected >= part * width) & (selected < (part + 1) * width)
         if inside.any():
             ids = np.ascontiguousarray(input_ids[part * rows : (part + 1) * rows])
@@ -180,6 +184,7 @@ class StreamBatch:
     tokens: np.ndarray  # (micro-batches x micro-batch size, seq_len) int64
     consumed: dict[str, int]
     blocks: range = range(1)
+    share: tuple[int, int] = (0, 1)  # the part of the block this process trains, of how many
 
     def micro_batches(self) -> Iterator[tuple[int, np.ndarray]]:
         """Each micro-batch's number and windows."""
@@ -194,7 +199,8 @@ class StreamSampler:
     All processes train on the same language at a step (so every process uses the same
     language-specific parameters); process ``rank`` takes its own ``accumulation`` micro-batches
     of ``batch_size`` windows from the step's global batch of ``world_size x accumulation x
-    batch_size`` (:mod:`xling.pretrain.batching`).
+    batch_size`` (:mod:`xling.pretrain.batching`). With ``sharing`` > 1, ``sharing`` processes
+    take the same block of ``sharing x batch_size`` windows, each to train its own part.
     """
 
     def __init__(
@@ -208,12 +214,14 @@ class StreamSampler:
         world_size: int = 1,
         rank: int = 0,
         accumulation: int = 1,
+        sharing: int = 1,
     ):
         self.languages = list(streams)
         self.streams = dict(streams)
         self.cumulative = np.cumsum([probabilities[lang] for lang in self.languages])
         self.seq_len, self.batch_size, self.seed = seq_len, batch_size, seed
         self.world_size, self.rank, self.accumulation = world_size, rank, accumulation
+        self.sharing = sharing
         self.orders = {
             lang: WindowOrder(len(ids), seq_len, seed, index)
             for index, (lang, ids) in enumerate(self.streams.items())
@@ -227,13 +235,18 @@ class StreamSampler:
     def batch(self, step: int, consumed: Mapping[str, int]) -> StreamBatch:
         lang = self.language_at(step)
         per_process = self.accumulation * self.batch_size
-        first = consumed.get(lang, 0) + self.rank * per_process
-        starts = self.orders[lang].starts(first, per_process)
-        tokens = np.asarray(self.streams[lang][starts[:, None] + np.arange(self.seq_len)], np.int64)
         after = dict(consumed)
         after[lang] = consumed.get(lang, 0) + self.world_size * per_process
-        blocks = range(self.rank * self.accumulation, (self.rank + 1) * self.accumulation)
-        return StreamBatch(step, lang, tokens, after, blocks)
+        if self.sharing > 1:  # the whole shared block: each process masks it whole
+            block, block_size = self.rank // self.sharing, self.sharing * self.batch_size
+            first, count, blocks = block * block_size, block_size, range(block, block + 1)
+        else:
+            first, count = self.rank * per_process, per_process
+            blocks = range(self.rank * self.accumulation, (self.rank + 1) * self.accumulation)
+        starts = self.orders[lang].starts(consumed.get(lang, 0) + first, count)
+        tokens = np.asarray(self.streams[lang][starts[:, None] + np.arange(self.seq_len)], np.int64)
+        share = (self.rank % self.sharing, self.sharing)
+        return StreamBatch(step, lang, tokens, after, blocks, share)
 
     def iterate(self, first_step: int, last_step: int, consumed: Mapping[str, int]):
         """Batches of steps ``first_step`` .. ``last_step`` (inclusive), from state ``consumed``."""

@@ -313,15 +313,16 @@ def _prepare(
 ) -> tuple[StreamBatch, _Prepared]:
     """Mask each block on the host (from its own RNG: the step and its number), cut it into
     parts of at most ``settings.micro_batch`` streams (after masking, so that the masks do not
-    depend on the cut) and, on GPU, pin them for async copy."""
+    depend on the cut), keep this process's share of a block that several train between them
+    (:mod:`xling.pretrain.batching`) and, on GPU, pin them for async copy."""
     replacements = inputs.replacement_ids(batch.lang)
     micro_batches, parts, planned = [], [], 0
     for block, tokens in batch.micro_batches():
-        planned += block_parts(len(tokens), settings.micro_batch)
+        planned += block_parts(len(tokens) // batch.share[1], settings.micro_batch)
         rng = step_rng(settings.seed, _MASKING, batch.step, block)
         masked = mask_tokens(tokens, rng, replacements, mask_id=MASK_ID, **settings.masking())
         arrays = (masked.input_ids, masked.selected, masked.targets)
-        for part, pieces in cut_block(arrays, settings.micro_batch):
+        for part, pieces in cut_block(arrays, settings.micro_batch, batch.share):
             micro_batches.append([torch.from_numpy(a) for a in pieces])
             parts.append((block, part))
     counts = torch.tensor([float(len(tensors[1])) for tensors in micro_batches])

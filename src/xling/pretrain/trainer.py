@@ -85,6 +85,7 @@ class Trainer:
             world_size=runtime.world_size,
             rank=runtime.rank,
             accumulation=self.plan.accumulation,
+            sharing=self.plan.sharing,
         )
         self._start_state()
         self._resume()
