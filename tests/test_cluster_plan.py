@@ -1,6 +1,7 @@
 """What a study asks of the cluster before submission (xling.cluster.plan)."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from tests.dag import plan as dag_plan
+from xling.cluster.expected import pretraining_expected
 from xling.cluster.plan import (
     JobRequest,
     check_partitions,
@@ -97,8 +99,14 @@ def test_a_failing_sinfo_is_reported_in_one_line(tmp_path, monkeypatch):
     assert "\n" not in message
 
 
-def test_the_paper_plan_covers_every_job_with_the_profiles_resources(tmp_path):
-    requests, retries = plan_requests("slurm", [], ["all"], workdir=tmp_path)
+@pytest.fixture(scope="module")
+def paper_requests(tmp_path_factory):
+    """The paper study's plan under the SLURM profile: one dry run for the tests that read it."""
+    return plan_requests("slurm", [], ["all"], workdir=tmp_path_factory.mktemp("paper"))
+
+
+def test_the_paper_plan_covers_every_job_with_the_profiles_resources(tmp_path, paper_requests):
+    requests, retries = paper_requests
     counts = dag_plan([REPO / "config/config.yaml"], tmp_path)
     planned = {}
     for request in requests:
@@ -262,3 +270,39 @@ def test_the_plan_refuses_a_stop_margin_the_profiles_signal_beats():
     assert "stop_margin_minutes = 10 is not above" in problem
     assert refusals({"stop_margin_minutes": 15}) == {}
     assert refusals({}) == {}  # the default margin (15) outlasts TERM@600
+
+
+def _quotes(number: float, quoted: str) -> bool:
+    """Whether ``quoted`` (docs' "19,100") is ``number`` to the nearest 100 (or finer)."""
+    return abs(number - int(quoted.replace(",", ""))) <= 50
+
+
+def test_the_gpu_hours_docs_quote_are_the_plans_for_the_8_and_4_gpu_layouts(paper_requests):
+    """docs/cluster.md's opening figures, from the plan: all GPU-hours at the first attempt, the
+    pretraining jobs' on 8 GPUs and on nodes of 4 (same jobs, half the GPUs, the same runtime
+    asked), and the GPU-hours 4 GPUs use by the FLOP model (V100 and H100)."""
+    requests, _ = paper_requests
+    text = " ".join((REPO / "docs/cluster.md").read_text().split())
+    quoted = re.search(
+        r"about ([\d,]+) GPU-hours at the first attempt .*?: ([\d,]+) for the (\d+) pretraining "
+        r"jobs .*? ask for half the GPUs a job, ([\d,]+) GPU-hours at the first attempt.*?"
+        r"\(([\d,]+) to ([\d,]+) on V100s by the FLOP model, ([\d,]+) to ([\d,]+) on H100s\)",
+        text,
+    )
+    assert quoted, "docs/cluster.md's opening paragraph no longer quotes the plan's figures"
+    total, pretraining, jobs, four, *used = quoted.groups()
+    models = [r for r in requests if r.rule.startswith("pretrain_") and r.gpus]
+    totals = totals_by(requests, lambda r: r.stage)
+    assert _quotes(sum(t.gpu_hours for t in totals.values()), total)
+    assert int(jobs) == len(models) and {r.gpus for r in models} == {8}
+    assert _quotes(sum(r.gpus * r.minutes[0] / 60 for r in models), pretraining)
+    assert _quotes(sum(4 * r.minutes[0] / 60 for r in models), four)
+    on_four = [
+        pretraining_expected(**r.pretraining, processes=4).gpu_hours(gpu)
+        for gpu in ("V100", "H100")
+        for r in models
+    ]
+    v100, h100 = on_four[: len(models)], on_four[len(models) :]
+    got = [sum(low for low, _ in v100), sum(high for _, high in v100)]
+    got += [sum(low for low, _ in h100), sum(high for _, high in h100)]
+    assert all(_quotes(g, q) for g, q in zip(got, used, strict=True)), (got, used)
