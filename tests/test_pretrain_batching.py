@@ -347,3 +347,23 @@ def test_auto_precision_never_emulates_bf16(monkeypatch):
     assert resolve_precision("fp32", gpu) == "fp32"
     assert resolve_precision("auto", torch.device("cpu")) == "fp32"
     assert native_precision(None) == "fp32"
+
+
+def test_a_share_that_selects_nothing_still_trains_one_micro_batch_of_zero_loss():
+    """Each process must run a backward every step for DDP's all-reduce: a process whose half
+    of a shared block selects nothing keeps that half, with no positions and a loss of 0."""
+    input_ids = np.arange(5, 5 + 4 * 8).reshape(4, 8)
+    selected = np.array([1, 9])  # both in the first half (rows 0-1)
+    arrays = (input_ids, selected, np.array([7, 8]))
+    [(part, (ids, chosen, targets))] = cut_block(arrays, None, share=(1, 2))
+    assert part == 1 and chosen.size == targets.size == 0
+    np.testing.assert_array_equal(ids, input_ids[2:])
+    model = _model()
+    objective = MaskedLMObjective(model)
+    loss = objective(
+        torch.from_numpy(ids), "en", torch.from_numpy(chosen), torch.from_numpy(targets)
+    )
+    loss.backward()
+    assert loss.item() == 0.0
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    assert grads and all(torch.count_nonzero(g) == 0 for g in grads)

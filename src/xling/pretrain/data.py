@@ -63,7 +63,9 @@ def cut_block(
     with its number: the block itself where it needs no cut. A block that ``share = (index,
     count)`` processes train between them is first cut in ``count``, and only the parts of share
     ``index`` are returned, numbered within the block. A part that selects no position adds
-    nothing to the gradient and is left out (its loss, a mean over nothing, is undefined)."""
+    nothing to the gradient and is left out (its loss, a mean over nothing, is undefined), but
+    for the first of a share that selects nothing at all: every process trains at least one
+    micro-batch a step, as DDP's gradient all-reduce needs (its loss is 0)."""
     input_ids, selected, targets = arrays
     index, count = share
     per_share = block_parts(len(input_ids) // count, micro_batch)
@@ -78,6 +80,10 @@ def cut_block(
         if inside.any():
             ids = np.ascontiguousarray(input_ids[part * rows : (part + 1) * rows])
             cut.append((part, (ids, selected[inside] - part * width, targets[inside])))
+    if not cut:
+        part = index * per_share
+        ids = np.ascontiguousarray(input_ids[part * rows : (part + 1) * rows])
+        cut.append((part, (ids, selected[:0], targets[:0])))
     return cut
 
 
@@ -216,6 +222,9 @@ class StreamSampler:
         accumulation: int = 1,
         sharing: int = 1,
     ):
+        """Why so many parameters: the last four are this process's place in the batch plan
+        (:class:`xling.pretrain.batching.BatchPlan` and the rank), each defaulting to one process.
+        """
         self.languages = list(streams)
         self.streams = dict(streams)
         self.cumulative = np.cumsum([probabilities[lang] for lang in self.languages])

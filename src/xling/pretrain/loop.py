@@ -177,7 +177,8 @@ def _accumulate(
     scales, planned = None, prepared.planned
     if prepared.weighted:
         scales = _loss_scales(runtime, prepared.counts, planned)
-    local_total = float(sum(len(tensors[1]) for tensors in micro_batches))
+    # a process whose share of a block selects nothing logs a loss of 0 (data.cut_block)
+    local_total = float(sum(len(tensors[1]) for tensors in micro_batches)) or 1.0
     step_loss = None
     pieces = zip(prepared.parts, micro_batches, strict=True)
     for number, ((block, part), tensors) in enumerate(pieces):
