@@ -10,7 +10,7 @@ import torch
 from xling.model import MLMEncoder
 from xling.model.config import EncoderConfig
 from xling.model.precision import native_precision
-from xling.pretrain.batching import block_parts, plan_batches
+from xling.pretrain.batching import BatchPlan, block_parts, plan_batches
 from xling.pretrain.data import MASK_ID, StreamSampler, cut_block
 from xling.pretrain.distributed import Runtime
 from xling.pretrain.loop import _accumulate, _prepare, _update
@@ -85,11 +85,9 @@ def test_a_step_trains_the_same_windows_however_it_is_split():
                 streams,
                 probabilities,
                 seq_len=8,
-                batch_size=micro,
                 seed=3,
-                world_size=processes,
+                plan=BatchPlan(processes * accumulation * micro, processes, micro, accumulation),
                 rank=rank,
-                accumulation=accumulation,
             )
             for rank in range(processes)
         ]
@@ -183,8 +181,8 @@ def test_prepare_masks_each_micro_batch_by_its_number():
 
     def prepared(processes, rank, accumulation):
         sampler = StreamSampler(
-            streams, {"en": 1.0}, seq_len=8, batch_size=2, seed=1, world_size=processes,
-            rank=rank, accumulation=accumulation,
+            streams, {"en": 1.0}, seq_len=8, seed=1,
+            plan=BatchPlan(processes * accumulation * 2, processes, 2, accumulation), rank=rank,
         )  # fmt: skip
         runtime = Runtime(rank, rank, processes, cpu)
         batch, ready = _prepare(sampler.batch(5, {}), settings=settings, runtime=runtime,
@@ -242,9 +240,7 @@ def _step_update(processes: int, micro_batch: int | None) -> list[torch.Tensor]:
     merged = SimpleNamespace(micro_batches=[], counts=[], weighted=True, parts=[], planned=0)
     for rank in range(processes):
         sampler = StreamSampler(
-            streams, {"en": 1.0}, seq_len=8, batch_size=plan.micro_batch, seed=2,
-            world_size=processes, rank=rank, accumulation=plan.accumulation,
-            sharing=plan.sharing,
+            streams, {"en": 1.0}, seq_len=8, seed=2, plan=plan, rank=rank,
         )  # fmt: skip
         runtime = Runtime(rank, rank, processes, torch.device("cpu"))
         batch, ready = _prepare(sampler.batch(3, {}), settings=settings, runtime=runtime,
@@ -286,12 +282,12 @@ def test_sixteen_processes_of_half_a_block_give_the_update_of_eight_of_whole_blo
 def test_the_processes_that_share_a_block_read_its_windows_and_step_past_the_global_batch():
     streams = {"en": np.arange(5, 3000)}
     samplers = [
-        StreamSampler(streams, {"en": 1.0}, seq_len=8, batch_size=2, seed=2, world_size=4,
-                      rank=rank, sharing=2)
+        StreamSampler(streams, {"en": 1.0}, seq_len=8, seed=2, plan=BatchPlan(8, 4, 2, 1, 2),
+                      rank=rank)
         for rank in range(4)
     ]  # fmt: skip
     batches = [sampler.batch(1, {}) for sampler in samplers]
-    whole = StreamSampler(streams, {"en": 1.0}, seq_len=8, batch_size=4, seed=2, world_size=2)
+    whole = StreamSampler(streams, {"en": 1.0}, seq_len=8, seed=2, plan=BatchPlan(8, 2, 4, 1))
     for rank, batch in enumerate(batches):
         assert batch.share == (rank % 2, 2) and list(batch.blocks) == [rank // 2]
         np.testing.assert_array_equal(
@@ -299,7 +295,7 @@ def test_the_processes_that_share_a_block_read_its_windows_and_step_past_the_glo
             whole.batch(1, {}).tokens
             if rank < 2
             else StreamSampler(
-                streams, {"en": 1.0}, seq_len=8, batch_size=4, seed=2, world_size=2, rank=1
+                streams, {"en": 1.0}, seq_len=8, seed=2, plan=BatchPlan(8, 2, 4, 1), rank=1
             )
             .batch(1, {})
             .tokens,
@@ -315,7 +311,7 @@ def test_without_a_micro_batch_a_block_trains_whole_as_before():
     settings = PretrainSettings(batch_size=2, seq_len=8)
     inputs = SimpleNamespace(replacement_ids=lambda lang: np.arange(5, 50))
     streams = {"en": np.random.default_rng(0).integers(5, 50, 800)}
-    sampler = StreamSampler(streams, {"en": 1.0}, seq_len=8, batch_size=2, seed=1, accumulation=3)
+    sampler = StreamSampler(streams, {"en": 1.0}, seq_len=8, seed=1, plan=BatchPlan(6, 1, 2, 3))
     runtime = Runtime(0, 0, 1, torch.device("cpu"))
     batch = sampler.batch(5, {})
     _, unset = _prepare(batch, settings=settings, runtime=runtime, inputs=inputs)

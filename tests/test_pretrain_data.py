@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from xling.pretrain.batching import BatchPlan
 from xling.pretrain.data import (
     EOS_ID,
     StreamSampler,
@@ -77,7 +78,7 @@ def test_sentence_end_ids_come_from_the_vocabulary(tmp_path):
 def test_sampler_draws_languages_with_the_given_probabilities():
     streams = {"en": stream(5000), "fr": stream(3000, 60)}
     probs = language_probabilities({"en": 9000, "fr": 1000}, 0.7)
-    sampler = StreamSampler(streams, probs, seq_len=16, batch_size=2, seed=0)
+    sampler = StreamSampler(streams, probs, seq_len=16, seed=0, plan=BatchPlan(2, 1, 2, 1))
     draws = [sampler.language_at(step) for step in range(1, 20001)]
     share = draws.count("en") / len(draws)
     assert abs(share - probs["en"]) < 5 * np.sqrt(probs["en"] * (1 - probs["en"]) / len(draws))
@@ -104,7 +105,7 @@ def test_resuming_from_the_saved_position_gives_the_same_batches():
         "fr": np.arange(5000, 7500),
     }  # unique ids: rows are traceable
     probs = {"en": 0.6, "fr": 0.4}
-    sampler = StreamSampler(streams, probs, seq_len=16, batch_size=4, seed=11)
+    sampler = StreamSampler(streams, probs, seq_len=16, seed=11, plan=BatchPlan(4, 1, 4, 1))
     straight = list(sampler.iterate(1, 200, {}))
     stopped = straight[86]  # state after step 87
     resumed = list(sampler.iterate(88, 200, stopped.consumed))
@@ -120,7 +121,7 @@ def test_processes_share_the_language_and_split_the_windows():
     streams = {"en": stream(6000), "fr": stream(6000, 60)}
     probs = {"en": 0.5, "fr": 0.5}
     ranks = [
-        StreamSampler(streams, probs, seq_len=8, batch_size=3, seed=2, world_size=2, rank=r)
+        StreamSampler(streams, probs, seq_len=8, seed=2, plan=BatchPlan(6, 2, 3, 1), rank=r)
         for r in (0, 1)
     ]
     state = [{}, {}]

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xling.pretrain.batching import block_parts
+from xling.pretrain.batching import BatchPlan, block_parts
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID, MASK_ID = 0, 1, 2, 3, 4
 NUM_SPECIAL = 5
@@ -64,7 +64,7 @@ def cut_block(
     count)`` processes train between them is first cut in ``count``, and only the parts of share
     ``index`` are returned, numbered within the block. A part that selects no position adds
     nothing to the gradient and is left out (its loss, a mean over nothing, is undefined), but
-    for the first of a share that selects nothing at all: every process trains at least one
+    for the last of a share that selects nothing at all: every process trains at least one
     micro-batch a step, as DDP's gradient all-reduce needs (its loss is 0)."""
     input_ids, selected, targets = arrays
     index, count = share
@@ -75,15 +75,12 @@ def cut_block(
     rows = len(input_ids) // parts
     width = rows * input_ids.shape[1]
     cut = []
-    for part in range(index * per_share, (index + 1) * per_share):
+    last = (index + 1) * per_share - 1
+    for part in range(index * per_share, last + 1):
         inside = (selected >= part * width) & (selected < (part + 1) * width)
-        if inside.any():
+        if inside.any() or (part == last and not cut):
             ids = np.ascontiguousarray(input_ids[part * rows : (part + 1) * rows])
             cut.append((part, (ids, selected[inside] - part * width, targets[inside])))
-    if not cut:
-        part = index * per_share
-        ids = np.ascontiguousarray(input_ids[part * rows : (part + 1) * rows])
-        cut.append((part, (ids, selected[:0], targets[:0])))
     return cut
 
 
@@ -200,13 +197,13 @@ class StreamBatch:
 
 
 class StreamSampler:
-    """The batch plan: language and windows of every step, for each of ``world_size`` processes.
+    """The batch plan: language and windows of every step, for each of the plan's processes.
 
     All processes train on the same language at a step (so every process uses the same
-    language-specific parameters); process ``rank`` takes its own ``accumulation`` micro-batches
-    of ``batch_size`` windows from the step's global batch of ``world_size x accumulation x
-    batch_size`` (:mod:`xling.pretrain.batching`). With ``sharing`` > 1, ``sharing`` processes
-    take the same block of ``sharing x batch_size`` windows, each to train its own part.
+    language-specific parameters); process ``rank`` takes the windows of its blocks of the step's
+    global batch, ``plan.blocks(rank)``, each of ``plan.micro_batch`` windows; processes that share
+    a block (``plan.sharing`` > 1) each take the whole block, to train their own part of it
+    (:mod:`xling.pretrain.batching`).
     """
 
     def __init__(
@@ -215,22 +212,14 @@ class StreamSampler:
         probabilities: Mapping[str, float],
         *,
         seq_len: int,
-        batch_size: int,
         seed: int,
-        world_size: int = 1,
+        plan: BatchPlan,
         rank: int = 0,
-        accumulation: int = 1,
-        sharing: int = 1,
     ):
-        """Why so many parameters: the last four are this process's place in the batch plan
-        (:class:`xling.pretrain.batching.BatchPlan` and the rank), each defaulting to one process.
-        """
         self.languages = list(streams)
         self.streams = dict(streams)
         self.cumulative = np.cumsum([probabilities[lang] for lang in self.languages])
-        self.seq_len, self.batch_size, self.seed = seq_len, batch_size, seed
-        self.world_size, self.rank, self.accumulation = world_size, rank, accumulation
-        self.sharing = sharing
+        self.seq_len, self.seed, self.plan, self.rank = seq_len, seed, plan, rank
         self.orders = {
             lang: WindowOrder(len(ids), seq_len, seed, index)
             for index, (lang, ids) in enumerate(self.streams.items())
@@ -243,19 +232,14 @@ class StreamSampler:
 
     def batch(self, step: int, consumed: Mapping[str, int]) -> StreamBatch:
         lang = self.language_at(step)
-        per_process = self.accumulation * self.batch_size
+        plan, blocks = self.plan, self.plan.blocks(self.rank)
+        block_size = plan.micro_batch * plan.sharing
         after = dict(consumed)
-        after[lang] = consumed.get(lang, 0) + self.world_size * per_process
-        if self.sharing > 1:  # the whole shared block: each process masks it whole
-            block, block_size = self.rank // self.sharing, self.sharing * self.batch_size
-            first, count, blocks = block * block_size, block_size, range(block, block + 1)
-        else:
-            first, count = self.rank * per_process, per_process
-            blocks = range(self.rank * self.accumulation, (self.rank + 1) * self.accumulation)
-        starts = self.orders[lang].starts(consumed.get(lang, 0) + first, count)
+        after[lang] = consumed.get(lang, 0) + plan.global_batch
+        first = consumed.get(lang, 0) + blocks.start * block_size
+        starts = self.orders[lang].starts(first, len(blocks) * block_size)
         tokens = np.asarray(self.streams[lang][starts[:, None] + np.arange(self.seq_len)], np.int64)
-        share = (self.rank % self.sharing, self.sharing)
-        return StreamBatch(step, lang, tokens, after, blocks, share)
+        return StreamBatch(step, lang, tokens, after, blocks, plan.share(self.rank))
 
     def iterate(self, first_step: int, last_step: int, consumed: Mapping[str, int]):
         """Batches of steps ``first_step`` .. ``last_step`` (inclusive), from state ``consumed``."""

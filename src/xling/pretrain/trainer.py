@@ -80,12 +80,9 @@ class Trainer:
             self.inputs.train,
             self.inputs.probabilities,
             seq_len=s.seq_len,
-            batch_size=self.plan.micro_batch,
             seed=s.seed,
-            world_size=runtime.world_size,
+            plan=self.plan,
             rank=runtime.rank,
-            accumulation=self.plan.accumulation,
-            sharing=self.plan.sharing,
         )
         self._start_state()
         self._resume()
